@@ -1,0 +1,39 @@
+# Two entry points (see README): `make reproduce` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PROFILE ?= quick
+CORES  ?= all
+
+.PHONY: setup reproduce test test-all lint benchmark clean-results strip-notebooks
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install torch==2.13.0
+	$(PY) -m pip install -e ".[dev]"
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+setup: $(VENV)/.installed
+
+reproduce: setup
+	$(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
+
+test: setup
+	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest -m slow tests
+	$(VENV)/bin/pytest --nbval-lax --nbval-current-env notebooks
+
+test-fast: setup
+	$(VENV)/bin/pytest -m "not slow" tests
+
+lint: setup
+	$(VENV)/bin/ruff check paperlib tests benchmarks
+
+benchmark: setup
+	$(PY) benchmarks/bench_zhou.py
+
+strip-notebooks: setup
+	$(PY) -m paperlib.nbstrip notebooks/*.ipynb

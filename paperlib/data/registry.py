@@ -1,0 +1,164 @@
+"""Dataset registry: find, verify and load datasets by name (``data/registry.yaml``)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .. import paths
+from .matrix import KINDS, ScoreMatrix, ScoreMatrixError
+from .synthetic import factor_bernoulli, low_rank_logistic
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """A registered dataset's file is in none of the data folders."""
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    kind: str
+    shape: tuple[int, int]
+    provenance: str
+    file: str | None = None
+    sha256: str | None = None
+    source: str = ""
+    licence: str = ""
+    obtain: str = ""
+    missing: str = "error"
+    max_row_missing: float | None = None
+    drop_rows: tuple[str, ...] = ()
+    generator: dict = field(default_factory=dict)
+
+    @property
+    def needs_file(self) -> bool:
+        return self.file is not None
+
+
+@lru_cache(maxsize=1)
+def registry() -> dict[str, DatasetInfo]:
+    """All registered datasets, by name."""
+    raw = yaml.safe_load(paths.REGISTRY_FILE.read_text())
+    out = {}
+    for name, e in raw.items():
+        if e["kind"] not in KINDS:
+            raise ValueError(f"registry entry {name}: bad kind {e['kind']!r}")
+        out[name] = DatasetInfo(
+            name=name,
+            kind=e["kind"],
+            shape=tuple(e["shape"]),
+            provenance=e.get("provenance", ""),
+            file=e.get("file"),
+            sha256=e.get("sha256"),
+            source=e.get("source", ""),
+            licence=e.get("licence", ""),
+            obtain=e.get("obtain", ""),
+            missing=e.get("missing", "error"),
+            max_row_missing=e.get("max_row_missing"),
+            drop_rows=tuple(e.get("drop_rows", ())),
+            generator=e.get("generator", {}),
+        )
+    return out
+
+
+def info(name: str) -> DatasetInfo:
+    reg = registry()
+    if name not in reg:
+        raise KeyError(f"unknown dataset {name!r}; registered: {', '.join(sorted(reg))}")
+    return reg[name]
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def locate(name: str) -> Path:
+    """Path of a dataset's file: first under ``$PAPERLIB_DATA``, then ``data/cache/``."""
+    ds = info(name)
+    if not ds.needs_file:
+        raise ValueError(f"dataset {name!r} is generated, it has no file")
+    tried = []
+    for folder in paths.data_dirs():
+        p = folder / ds.file
+        tried.append(str(p))
+        if p.exists():
+            return p
+    raise DatasetNotFoundError(
+        f"dataset {name!r} ({ds.kind}) not found; looked for {ds.file} in: {', '.join(tried)}. "
+        f"How to get it: {ds.obtain}"
+    )
+
+
+def available(name: str) -> bool:
+    """True when a dataset can be loaded here (generated, or its file is present)."""
+    ds = info(name)
+    if ds.generator.get("type") == "low-rank-logistic":
+        return True
+    try:
+        locate(name)
+    except DatasetNotFoundError:
+        return False
+    return True
+
+
+def available_datasets(kind: str | None = None) -> list[str]:
+    return [n for n, d in registry().items() if (kind is None or d.kind == kind) and available(n)]
+
+
+def _read_file(name: str, verify: bool) -> Path:
+    path = locate(name)
+    ds = info(name)
+    if verify and ds.sha256:
+        got = sha256_file(path)
+        if got != ds.sha256:
+            raise ScoreMatrixError(
+                f"dataset {name!r}: sha256 of {path} is {got}, registry expects {ds.sha256}; "
+                "the file is corrupt or a different version"
+            )
+    return path
+
+
+def _drop_sparse_rows(scores: np.ndarray, row_ids, limit: float):
+    frac = np.isnan(scores).mean(axis=1)
+    keep = frac <= limit
+    return scores[keep], np.asarray(row_ids)[keep], int((~keep).sum())
+
+
+@lru_cache(maxsize=8)
+def load(name: str, verify: bool = True) -> ScoreMatrix:
+    """Load a registered dataset as a validated :class:`ScoreMatrix`.
+
+    Real files are checked against the registry's sha256. Missing entries follow the registry's
+    rule for that dataset: rows with more than ``max_row_missing`` missing are dropped first,
+    then columns with any missing entry (recorded in ``meta``).
+    """
+    ds = info(name)
+    gen = ds.generator
+    if gen.get("type") == "low-rank-logistic":
+        return low_rank_logistic(
+            gen["n"], gen["m"], rank=gen["rank"], gap=gen["gap"], seed=gen["seed"], name=name
+        )
+    path = _read_file(name, verify)
+    with np.load(path, allow_pickle=False) as z:
+        if gen.get("type") == "factor-bernoulli":
+            mat = factor_bernoulli(z["U"], z["V"], seed=gen["seed"], name=name)
+            return mat
+        scores, row_ids = z["scores"], z["row_ids"]
+        col_ids = z["col_ids"] if "col_ids" in z.files else None
+    meta = {"source_file": str(path)}
+    if ds.max_row_missing is not None:
+        scores, row_ids, dropped = _drop_sparse_rows(scores, row_ids, ds.max_row_missing)
+        meta["dropped_sparse_rows"] = dropped
+    mat = ScoreMatrix.from_array(scores, row_ids, col_ids, kind=ds.kind, name=name, missing=ds.missing, meta=meta)
+    if ds.drop_rows:
+        mat = mat.drop_rows(ds.drop_rows)
+    return mat

@@ -1,0 +1,31 @@
+"""Device and random-generator helpers: CUDA when present, CPU otherwise."""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+DEVICE_ENV_VAR = "PAPERLIB_DEVICE"
+
+
+def get_device(device: str | torch.device | None = None) -> torch.device:
+    """Resolve the compute device.
+
+    Order: the ``device`` argument, then ``$PAPERLIB_DEVICE``, then CUDA if available, else CPU.
+    """
+    if device is None:
+        device = os.environ.get(DEVICE_ENV_VAR) or ("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(f"device {dev} requested but CUDA is not available")
+    return dev
+
+
+def make_generator(seed: int, device: torch.device) -> torch.Generator:
+    """A seeded torch generator on ``device``; results are deterministic per (seed, device type)."""
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    return gen
