@@ -1,0 +1,238 @@
+"""The ask/tell policy interface, batched over R independent repetitions.
+
+A policy owns the state of R repetitions (leading tensor dimension R). ``ask()`` returns a
+:class:`Request` naming, for every repetition, the same number k of (row, column) pairs to
+evaluate next; ``tell(request, scores)`` reports their scores as an (R, k) tensor. A live user
+is the case R = 1. The design follows Optuna's ``Study.ask()`` / ``Study.tell()``: a request
+has an id, and telling an unknown or already-told request is an error.
+
+All repetitions spend the same number of calls at every step, so each one spends exactly the
+budget, and no policy ever asks for a pair twice within a repetition.
+"""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import torch
+
+from ..device import get_device, make_generator
+
+
+class PolicyError(RuntimeError):
+    """Misuse of the ask/tell protocol."""
+
+
+class UnknownRequestError(PolicyError):
+    pass
+
+
+class AlreadyToldError(PolicyError):
+    pass
+
+
+class PendingRequestError(PolicyError):
+    pass
+
+
+class BudgetExhaustedError(PolicyError):
+    pass
+
+
+_ids = itertools.count()
+
+
+@dataclass(frozen=True)
+class Request:
+    """Pairs to evaluate: ``rows[r, t], cols[r, t]`` for repetition r, t < k."""
+
+    id: int
+    rows: torch.Tensor
+    cols: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return int(self.rows.shape[1])
+
+
+def check_budget(budget: int, n: int, m: int) -> int:
+    if isinstance(budget, bool) or int(budget) != budget:
+        raise ValueError(f"budget must be an integer number of evaluations, got {budget!r}")
+    budget = int(budget)
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1, got {budget}")
+    if budget > n * m:
+        raise ValueError(
+            f"budget {budget} exceeds the {n} x {m} = {n * m} (model, example) pairs of the matrix"
+        )
+    return budget
+
+
+def random_argmax(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Row-wise argmax over the last dim with ties broken uniformly at random."""
+    top = values.max(dim=-1, keepdim=True).values
+    noise = torch.rand(values.shape, generator=gen, device=values.device)
+    return torch.where(values == top, noise, torch.full_like(noise, -1.0)).argmax(dim=-1)
+
+
+def random_rank(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Descending order of the last dim with ties broken at random (indices, best first)."""
+    noise = torch.rand(values.shape, generator=gen, device=values.device, dtype=torch.float64)
+    order = torch.argsort(noise, dim=-1)
+    shuffled = torch.gather(values.double(), -1, order)
+    by_value = torch.argsort(shuffled, dim=-1, descending=True, stable=True)
+    return torch.gather(order, -1, by_value)
+
+
+class Policy(ABC):
+    """Base class: budget bookkeeping and the ask/tell protocol.
+
+    Parameters
+    ----------
+    n, m : int
+        Matrix shape (methods x examples).
+    budget : int
+        Evaluations per repetition, 1 <= budget <= n * m.
+    reps : int
+        Number of independent repetitions R run together.
+    seed : int
+        Seed of the policy's torch generator.
+    device : str or torch.device, optional
+        CUDA when available unless given.
+    """
+
+    name = "policy"
+
+    def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
+        if n < 1 or m < 1:
+            raise ValueError(f"matrix shape must be positive, got ({n}, {m})")
+        if reps < 1:
+            raise ValueError(f"reps must be >= 1, got {reps}")
+        self.n, self.m, self.reps = int(n), int(m), int(reps)
+        self.budget = check_budget(budget, n, m)
+        self.device = get_device(device)
+        self.gen = make_generator(seed, self.device)
+        self.spent = 0
+        self._pending: Request | None = None
+        self._told: set[int] = set()
+        self._rep_index = torch.arange(self.reps, device=self.device)
+
+    @property
+    def remaining(self) -> int:
+        return self.budget - self.spent
+
+    @property
+    def done(self) -> bool:
+        return self.spent >= self.budget
+
+    def ask(self, limit: int | None = None) -> Request:
+        """Next pairs to evaluate, at most ``limit`` per repetition (default: the policy's batch)."""
+        if self._pending is not None:
+            raise PendingRequestError(
+                f"request {self._pending.id} has not been told yet; tell it before asking again"
+            )
+        if self.done:
+            raise BudgetExhaustedError(f"budget of {self.budget} evaluations is spent")
+        k = min(self.next_batch_size(), self.remaining)
+        if limit is not None:
+            if limit < 1:
+                raise ValueError(f"limit must be >= 1, got {limit}")
+            k = min(k, int(limit))
+        rows, cols = self._select(k)
+        req = Request(next(_ids), rows, cols)
+        self._pending = req
+        return req
+
+    def tell(self, request: Request, scores) -> None:
+        """Report the scores of a request's pairs as an (R, k) array with values in [0, 1]."""
+        if not isinstance(request, Request):
+            raise TypeError(f"tell expects a Request from ask(), got {type(request).__name__}")
+        if request.id in self._told:
+            raise AlreadyToldError(f"request {request.id} was already told")
+        if self._pending is None or request.id != self._pending.id:
+            raise UnknownRequestError(f"request {request.id} was not issued by this policy")
+        scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
+        if scores.shape != request.rows.shape:
+            raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")
+        if torch.isnan(scores).any():
+            raise ValueError("scores contain NaN")
+        if (scores < 0).any() or (scores > 1).any():
+            raise ValueError("scores must lie in [0, 1]")
+        self._update(request.rows, request.cols, scores)
+        self.spent += request.size
+        self._told.add(request.id)
+        self._pending = None
+
+    def best(self) -> torch.Tensor:
+        """Predicted best row per repetition, shape (R,); ties broken at random."""
+        est = self.estimate()
+        est = torch.where(torch.isnan(est), torch.full_like(est, -torch.inf), est)
+        return random_argmax(est, self.gen)
+
+    def next_batch_size(self) -> int:
+        return 1
+
+    @abstractmethod
+    def _select(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (rows, cols), each (R, k) long tensors of unevaluated pairs."""
+
+    @abstractmethod
+    def _update(self, rows: torch.Tensor, cols: torch.Tensor, scores: torch.Tensor) -> None:
+        """Absorb the scores of the pairs just evaluated."""
+
+    @abstractmethod
+    def estimate(self) -> torch.Tensor:
+        """Current estimate of every row's mean score, shape (R, n); NaN where unknown."""
+
+
+class RowMeanState:
+    """Running per-row sums and counts of observed scores, shape (R, n)."""
+
+    def __init__(self, reps: int, n: int, device: torch.device):
+        self.sums = torch.zeros(reps, n, dtype=torch.float64, device=device)
+        self.counts = torch.zeros(reps, n, dtype=torch.float64, device=device)
+        self._reps = torch.arange(reps, device=device)
+
+    def add(self, rows: torch.Tensor, scores: torch.Tensor) -> None:
+        r = self._reps[:, None].expand_as(rows)
+        self.sums.index_put_((r, rows), scores.double(), accumulate=True)
+        self.counts.index_put_((r, rows), torch.ones_like(scores, dtype=torch.float64), accumulate=True)
+
+    def means(self) -> torch.Tensor:
+        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
+
+
+class ObservedMatrix:
+    """Observed scores and mask, shape (R, n, m), plus the list of observed pairs in order.
+
+    Every repetition has observed the same number of pairs, so the list is a dense
+    (R, count) tensor of rows, columns and scores.
+    """
+
+    def __init__(self, reps: int, n: int, m: int, capacity: int, device: torch.device):
+        self.values = torch.zeros(reps, n, m, dtype=torch.float32, device=device)
+        self.mask = torch.zeros(reps, n, m, dtype=torch.bool, device=device)
+        self.rows = torch.empty(reps, capacity, dtype=torch.long, device=device)
+        self.cols = torch.empty(reps, capacity, dtype=torch.long, device=device)
+        self.scores = torch.empty(reps, capacity, dtype=torch.float32, device=device)
+        self.count = 0
+        self._reps = torch.arange(reps, device=device)
+
+    def add(self, rows: torch.Tensor, cols: torch.Tensor, scores: torch.Tensor) -> None:
+        r = self._reps[:, None].expand_as(rows)
+        if self.mask[r, rows, cols].any():
+            raise PolicyError("a (model, example) pair was evaluated twice")
+        self.values[r, rows, cols] = scores
+        self.mask[r, rows, cols] = True
+        k = rows.shape[1]
+        sl = slice(self.count, self.count + k)
+        self.rows[:, sl], self.cols[:, sl], self.scores[:, sl] = rows, cols, scores
+        self.count += k
+
+
+def random_pair_order(reps: int, n: int, m: int, gen: torch.Generator, device) -> torch.Tensor:
+    """Independent uniformly random orderings of all n*m flat pair indices, shape (R, n*m)."""
+    keys = torch.rand(reps, n * m, generator=gen, device=device)
+    return torch.argsort(keys, dim=1)

@@ -1,0 +1,127 @@
+"""Drive a policy against a complete score matrix: R repetitions as one tensor program.
+
+Every policy here is prefix-consistent: the run with budget T is the first T evaluations of a
+run with a larger budget. One run to the largest budget therefore yields the predictions at
+every smaller budget (``checkpoints``); a batch that would cross a checkpoint is cut at it, so
+each checkpoint's state is that of a run that spent exactly that budget.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .data.matrix import ScoreMatrix
+from .device import get_device
+from .policies import make_policy
+from .progress import Progress
+
+
+@dataclass
+class SimResult:
+    """Predictions of R repetitions at each checkpoint budget.
+
+    Attributes
+    ----------
+    budgets : (C,) int, evaluations spent at each checkpoint
+    estimates : (C, R, n) float32, estimated row means (NaN where a row has no information)
+    best : (C, R) int, predicted best row
+    """
+
+    method: str
+    dataset: str
+    kind: str
+    budgets: np.ndarray
+    estimates: np.ndarray
+    best: np.ndarray
+    true_means: np.ndarray
+    wall_s: float
+    seed: int
+    device: str
+    params: dict = field(default_factory=dict)
+
+    @property
+    def reps(self) -> int:
+        return int(self.best.shape[1])
+
+    @property
+    def true_best(self) -> int:
+        return int(np.argmax(self.true_means))
+
+    def precision(self) -> np.ndarray:
+        """Fraction of repetitions whose prediction is the true best row, per checkpoint."""
+        return (self.best == self.true_best).mean(axis=1)
+
+    def save(self, path: str | Path) -> None:
+        meta = {k: v for k, v in asdict(self).items() if k not in ("budgets", "estimates", "best", "true_means")}
+        np.savez_compressed(
+            path, budgets=self.budgets, estimates=self.estimates, best=self.best,
+            true_means=self.true_means, meta=json.dumps(meta),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> SimResult:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            return cls(budgets=z["budgets"], estimates=z["estimates"], best=z["best"],
+                       true_means=z["true_means"], **meta)
+
+
+def budgets_from_fracs(fracs, n: int, m: int) -> list[int]:
+    """Checkpoint budgets ``round(f * n * m)`` for fractions f in (0, 1], sorted, distinct."""
+    out = []
+    for f in fracs:
+        if not 0.0 < f <= 1.0:
+            raise ValueError(f"budget fractions must lie in (0, 1], got {f}")
+        out.append(max(1, int(round(f * n * m))))
+    return sorted(set(out))
+
+
+def simulate(
+    method: str,
+    matrix: ScoreMatrix,
+    budgets,
+    reps: int = 1,
+    seed: int = 0,
+    device=None,
+    progress: bool = True,
+    **params,
+) -> SimResult:
+    """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
+
+    Parameters
+    ----------
+    method : str
+        A name from :data:`paperlib.policies.METHODS`.
+    budgets : int or sequence of int
+        Checkpoint budgets (evaluations per repetition); the largest is the run's budget.
+    params : dict
+        Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
+    """
+    budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
+    n, m = matrix.shape
+    dev = get_device(device)
+    t0 = time.perf_counter()
+    policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
+    scores = torch.tensor(matrix.scores, device=dev)
+    est, best = [], []
+    bar = Progress(f"{method} on {matrix.name} (R={reps})", budgets[-1], enabled=progress)
+    for target in budgets:
+        while policy.spent < target:
+            req = policy.ask(limit=target - policy.spent)
+            policy.tell(req, scores[req.rows, req.cols])
+            bar.update(policy.spent)
+        est.append(policy.estimate().float().cpu().numpy())
+        best.append(policy.best().cpu().numpy())
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+    return SimResult(
+        method=method, dataset=matrix.name, kind=matrix.kind, budgets=np.asarray(budgets),
+        estimates=np.stack(est), best=np.stack(best).astype(np.int64), true_means=matrix.means,
+        wall_s=time.perf_counter() - t0, seed=seed, device=str(dev), params=dict(params),
+    )
