@@ -57,7 +57,8 @@ class LowRankEnsemble:
     def _init_factors(self):
         r, k = self.rank, self.ensemble
         self.u = 0.1 * torch.randn((self.reps, k, self.n, r), generator=self.gen, device=self.device)
-        self.v = 1.0 + 0.1 * torch.randn((self.reps, k, self.m, r), generator=self.gen, device=self.device)
+        self.v = 0.5 * torch.randn((self.reps, k, self.m, r), generator=self.gen, device=self.device)
+        self.v[..., 0] = 1.0 + 0.1 * self.v[..., 0]
 
     @staticmethod
     def _outer(x: torch.Tensor) -> torch.Tensor:

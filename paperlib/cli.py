@@ -1,0 +1,133 @@
+"""Command line: ``python -m paperlib {simulate,datasets,ledger} ...``.
+
+``simulate`` is the stable contract for scripts; run ``python -m paperlib simulate --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .policies import LABELS, METHODS
+
+LRF_METHODS = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
+
+
+def _simulate_parser(sub):
+    p = sub.add_parser(
+        "simulate",
+        help="run a best-method identification policy on a score matrix",
+        description=(
+            "Run R repetitions of a policy on a complete score matrix and write a JSON summary "
+            "with keys: method, reps, budget (calls per repetition), best (chosen row index per "
+            "repetition), true_best (row with the highest mean), precision (fraction of "
+            "repetitions with best == true_best), wall_s, plus shape, seed, device, params."
+        ),
+    )
+    p.add_argument("--method", required=True, choices=list(METHODS),
+                   help="policy: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items()))
+    p.add_argument("--scores", required=True, type=Path,
+                   help="npz file with a 'scores' array (rows = methods/models, columns = examples, "
+                        "values in [0, 1], no NaN unless --drop-missing-columns); optional 'row_ids', 'col_ids'")
+    p.add_argument("--budget-frac", required=True, type=float,
+                   help="budget as a fraction of all n*m pairs, in (0, 1]; calls = round(F * n * m)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="pairs per step (default: 1 for ucbe, 32 for the LRF methods, 1024 for row-mean "
+                        "and filled-subset, whose results do not depend on it)")
+    p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are deterministic per seed and device type")
+    p.add_argument("--json", required=True, type=Path, help="output JSON path")
+    p.add_argument("--a", type=float, default=1.0, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
+    p.add_argument("--eta", type=float, default=5.0, help="uncertainty scaling eta of the LRF methods (default 5)")
+    p.add_argument("--rank", type=int, default=1, help="rank r of the factorisation (default 1)")
+    p.add_argument("--ensemble", type=int, default=64, help="ensemble size K (default 64)")
+    p.add_argument("--warmup-frac", type=float, default=0.05, help="warm-up T0 as a fraction of n*m (default 0.05)")
+    p.add_argument("--drop-missing-columns", action="store_true", help="drop columns with NaN instead of failing")
+    p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _params(args) -> dict:
+    params = {}
+    if args.method == "ucbe":
+        params["a"] = args.a
+    if args.method in LRF_METHODS:
+        params.update(eta=args.eta, rank=args.rank, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
+    if args.batch_size is not None:
+        params["batch_size"] = args.batch_size
+    return params
+
+
+def cmd_simulate(args) -> int:
+    from .data.matrix import load_npz
+    from .simulate import budgets_from_fracs, simulate
+
+    if args.reps < 1:
+        raise ValueError(f"--reps must be >= 1, got {args.reps}")
+    if args.batch_size is not None and args.batch_size < 1:
+        raise ValueError(f"--batch-size must be >= 1, got {args.batch_size}")
+    mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
+    n, m = mat.shape
+    if not 0.0 < args.budget_frac <= 1.0:
+        raise ValueError(f"--budget-frac must lie in (0, 1], got {args.budget_frac} "
+                         f"(the matrix holds {n * m} pairs)")
+    (budget,) = budgets_from_fracs([args.budget_frac], n, m)
+    res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
+                   progress=not args.quiet, **_params(args))
+    best = res.best[0].tolist()
+    out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
+               shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
+               true_best=res.true_best, true_best_id=mat.row_ids[res.true_best],
+               precision=float(np.mean(np.asarray(best) == res.true_best)), wall_s=res.wall_s,
+               seed=args.seed, device=res.device, params=res.params, data_kind=mat.kind)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from .data import registry
+
+    for name, info in registry.registry().items():
+        status = "available" if registry.available(name) else "missing"
+        print(f"{name:24s} {info.kind:15s} {str(info.shape):16s} {status:10s} {info.provenance[:70]}")
+    return 0
+
+
+def cmd_ledger(args) -> int:
+    from .ledger import merge
+
+    claims = merge(args.fragments, args.csv, args.md)
+    print(f"{len(claims)} claims -> {args.csv}, {args.md}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m paperlib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    _simulate_parser(sub)
+    sub.add_parser("datasets", help="list registered datasets and whether they are available here")
+    p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
+    p.add_argument("fragments", nargs="+", type=Path)
+    p.add_argument("--csv", required=True, type=Path)
+    p.add_argument("--md", required=True, type=Path)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {"simulate": cmd_simulate, "datasets": cmd_datasets, "ledger": cmd_ledger}[args.command]
+    try:
+        return handler(args)
+    except (ValueError, FileNotFoundError, KeyError, RuntimeError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Metrics of Zhou et al. (2025), Sec. 4.2: top-1 precision (gap, McNemar), NDCG@10, hardness H1."""
+
+from __future__ import annotations
+
+import numpy as np
+from statsmodels.stats.contingency_tables import mcnemar
+
+
+def hardness_h1(means) -> float:
+    """H1 = sum_{i != i*} 1 / (mu_* - mu_i)^2 (Corollary 1). ``inf`` when the best is tied."""
+    mu = np.asarray(means, dtype=np.float64)
+    best = int(np.argmax(mu))
+    gaps = np.delete(mu[best] - mu, best)
+    if (gaps <= 0).any():
+        return float("inf")
+    return float(np.sum(1.0 / gaps**2))
+
+
+def gap_set(means, eps: float) -> np.ndarray:
+    """Rows whose true mean is within ``eps`` of the best (Sec. 4.2, "performance gap")."""
+    mu = np.asarray(means, dtype=np.float64)
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {eps}")
+    return np.flatnonzero(mu >= mu.max() - eps - 1e-12)
+
+
+def mcnemar_set(scores, alpha: float, threshold: float = 0.5) -> np.ndarray:
+    """Rows not significantly different from the empirical best by McNemar's test at level alpha.
+
+    Each row's per-example outcomes are compared with the best row's on the same examples
+    (exact binomial McNemar test on the discordant pairs, ``statsmodels``). Continuous scores
+    are binarised as ``score > threshold`` (for AlpacaEval: the model's answer is preferred);
+    the paper does not say how it applied McNemar's test to continuous scores.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    binary = np.isin(s, (0.0, 1.0)).all()
+    b = s if binary else (s > threshold).astype(np.float64)
+    best = int(np.argmax(s.mean(axis=1)))
+    keep = []
+    for i in range(s.shape[0]):
+        if i == best:
+            keep.append(i)
+            continue
+        n10 = int(((b[best] == 1) & (b[i] == 0)).sum())
+        n01 = int(((b[best] == 0) & (b[i] == 1)).sum())
+        if n10 + n01 == 0:
+            keep.append(i)
+            continue
+        p = mcnemar(np.array([[0, n10], [n01, 0]]), exact=True).pvalue
+        if p >= alpha:
+            keep.append(i)
+    return np.asarray(keep, dtype=np.int64)
+
+
+def top1_precision(best: np.ndarray, good: np.ndarray) -> np.ndarray:
+    """Fraction of repetitions whose predicted best is in the set ``good``; over the last axis."""
+    return np.isin(np.asarray(best), good).mean(axis=-1)
+
+
+def ndcg_at_k(estimates, true_means, k: int = 10) -> np.ndarray:
+    """NDCG@k of the ranking by ``estimates`` (..., n) against the true means.
+
+    The paper does not define the relevance; we use graded relevance by true rank,
+    ``rel = k - true_rank`` for the true top k (k, k-1, ..., 1) and 0 otherwise, with the
+    standard ``1 / log2(position + 1)`` discount. A perfect top-k order scores 1. Rows with NaN
+    estimates rank last.
+    """
+    est = np.asarray(estimates, dtype=np.float64)
+    mu = np.asarray(true_means, dtype=np.float64)
+    n = mu.shape[0]
+    k = min(k, n)
+    true_rank = np.empty(n, dtype=np.int64)
+    true_rank[np.argsort(-mu, kind="stable")] = np.arange(n)
+    rel = np.maximum(k - true_rank, 0).astype(np.float64)
+    disc = 1.0 / np.log2(np.arange(2, k + 2))
+    ideal = float((np.sort(rel)[::-1][:k] * disc).sum())
+    est = np.where(np.isnan(est), -np.inf, est)
+    order = np.argsort(-est, axis=-1, kind="stable")[..., :k]
+    return (rel[order] * disc).sum(axis=-1) / ideal
+
+
+def precision_table(result, scores, eps_list=(0.001, 0.01), alpha_list=(0.01, 0.1), k: int = 10):
+    """Long-format table of every metric of a :class:`~paperlib.simulate.SimResult`.
+
+    Returns a pandas DataFrame with columns ``method, dataset, kind, budget, budget_frac,
+    metric, value, se`` (se = standard error over repetitions).
+    """
+    import pandas as pd
+
+    n, m = np.asarray(scores).shape
+    mu = result.true_means
+    rows = []
+    sets = {f"top1 gap eps={e}": gap_set(mu, e) for e in eps_list}
+    sets.update({f"top1 McNemar alpha={a}": mcnemar_set(scores, a) for a in alpha_list})
+    reps = result.best.shape[1]
+    for c, budget in enumerate(result.budgets):
+        vals = {name: np.isin(result.best[c], good).astype(float) for name, good in sets.items()}
+        vals[f"NDCG@{k}"] = ndcg_at_k(result.estimates[c], mu, k)
+        for name, v in vals.items():
+            rows.append(dict(method=result.method, dataset=result.dataset, kind=result.kind, budget=int(budget),
+                             budget_frac=budget / (n * m), metric=name, value=float(v.mean()),
+                             se=float(v.std(ddof=1) / np.sqrt(reps)) if reps > 1 else float("nan")))
+    return pd.DataFrame(rows)
+
+
+def budget_to_reach(table, metric: str, level: float = 1.0):
+    """Smallest budget fraction at which each (dataset, method) reaches ``level`` and stays there."""
+    import pandas as pd
+
+    out = []
+    sub = table[table.metric == metric]
+    for (ds, meth), g in sub.groupby(["dataset", "method"]):
+        g = g.sort_values("budget_frac")
+        ok = g.value.to_numpy() >= level - 1e-9
+        frac = np.nan
+        for i in range(len(ok)):
+            if ok[i:].all():
+                frac = float(g.budget_frac.iloc[i])
+                break
+        out.append(dict(dataset=ds, method=meth, metric=metric, level=level, budget_frac=frac))
+    return pd.DataFrame(out)

@@ -1,0 +1,1 @@
+"""Empirical checkers for the papers' lemmas and theorems."""

@@ -1,0 +1,215 @@
+import numpy as np
+import pytest
+import torch
+
+from paperlib.data import ScoreMatrix, low_rank_logistic
+from paperlib.policies import (
+    METHODS,
+    AlreadyToldError,
+    BudgetExhaustedError,
+    LowRankEnsemble,
+    PendingRequestError,
+    UnknownRequestError,
+    make_policy,
+)
+from paperlib.policies.base import ObservedMatrix, random_argmax
+from paperlib.policies.ucbe_lrf import select_in_best_rows
+from paperlib.simulate import simulate
+
+SMALL = dict(ensemble=4, init_sweeps=3)
+
+
+def _params(method):
+    return SMALL if method in ("ucbe-lrf", "ucbe-lrf-score-only", "lrf") else {}
+
+
+def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
+    n, m = scores.shape
+    pol = make_policy(method, n, m, budget, reps=reps, seed=seed, device="cpu", **{**_params(method), **kw})
+    s = torch.tensor(np.asarray(scores))
+    pairs = []
+    while not pol.done:
+        req = pol.ask(limit=limit)
+        assert req.rows.shape == req.cols.shape == (reps, req.size)
+        pairs.append(torch.stack([req.rows, req.cols], -1))
+        pol.tell(req, s[req.rows, req.cols])
+    return pol, torch.cat(pairs, dim=1)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("budget", [1, 37, 240])
+def test_exact_budget_no_repeats(method, budget):
+    scores = low_rank_logistic(12, 20, gap=0.1, seed=1).scores
+    pol, pairs = run_collect(method, scores, budget, reps=3, batch_size=7)
+    assert pol.spent == budget and pairs.shape[1] == budget
+    for r in range(3):
+        flat = (pairs[r, :, 0] * 20 + pairs[r, :, 1]).tolist()
+        assert len(set(flat)) == budget, "a pair was evaluated twice"
+        assert all(0 <= x < 240 for x in flat)
+    est = pol.estimate()
+    assert est.shape == (3, 12)
+    if budget == 240:
+        np.testing.assert_allclose(est.numpy(), np.broadcast_to(scores.mean(1), (3, 12)), atol=1e-5)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_budget_larger_than_matrix_fails(method):
+    with pytest.raises(ValueError, match="exceeds"):
+        make_policy(method, 4, 5, 21)
+    with pytest.raises(ValueError, match="at least 1"):
+        make_policy(method, 4, 5, 0)
+    with pytest.raises(ValueError, match="integer"):
+        make_policy(method, 4, 5, 2.5)
+
+
+def test_ask_tell_protocol_errors():
+    pol = make_policy("ucbe", 3, 4, 5, reps=2, device="cpu")
+    req = pol.ask()
+    with pytest.raises(PendingRequestError):
+        pol.ask()
+    with pytest.raises(ValueError, match="shape"):
+        pol.tell(req, torch.zeros(2, 3))
+    with pytest.raises(ValueError, match="NaN"):
+        pol.tell(req, torch.full((2, 1), float("nan")))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        pol.tell(req, torch.full((2, 1), 2.0))
+    other = make_policy("ucbe", 3, 4, 5, reps=2, device="cpu").ask()
+    with pytest.raises(UnknownRequestError):
+        pol.tell(other, torch.zeros(2, 1))
+    pol.tell(req, torch.zeros(2, 1))
+    with pytest.raises(AlreadyToldError):
+        pol.tell(req, torch.zeros(2, 1))
+    for _ in range(4):
+        pol.tell(r := pol.ask(), torch.zeros(2, r.size))
+    with pytest.raises(BudgetExhaustedError):
+        pol.ask()
+
+
+def test_ucbe_pulls_every_arm_once_then_follows_bound():
+    scores = np.zeros((5, 50), dtype=np.float32)
+    scores[2] = 1.0
+    pol, pairs = run_collect("ucbe", scores, 40, reps=4)
+    first = pairs[:, :5, 0]
+    for r in range(4):
+        assert sorted(first[r].tolist()) == [0, 1, 2, 3, 4]
+    # after one pull each: B_2 = 1 + 1 and B_i = 0 + 1/sqrt(1) for the rest; arm 2 keeps
+    # B >= 1 + sqrt(1/s) > 1 >= every other bound, so it takes every later pull
+    assert (pairs[:, 5:, 0] == 2).all()
+
+
+def test_ucbe_excludes_full_rows():
+    scores = np.zeros((3, 4), dtype=np.float32)
+    scores[0] = 1.0
+    pol, pairs = run_collect("ucbe", scores, 12, reps=2)
+    assert pol.spent == 12
+
+
+def test_same_seed_same_result_and_seed_matters():
+    mat = low_rank_logistic(20, 100, gap=0.02, seed=0)
+    a = simulate("ucbe", mat, [300], reps=4, seed=11, device="cpu", progress=False)
+    b = simulate("ucbe", mat, [300], reps=4, seed=11, device="cpu", progress=False)
+    c = simulate("ucbe", mat, [300], reps=4, seed=12, device="cpu", progress=False)
+    np.testing.assert_array_equal(a.estimates, b.estimates)
+    assert not np.array_equal(a.estimates, c.estimates)
+
+
+def test_checkpoints_equal_separate_runs():
+    mat = low_rank_logistic(10, 60, gap=0.05, seed=0)
+    for method in ("ucbe", "row-mean", "filled-subset"):
+        joint = simulate(method, mat, [50, 200], reps=3, seed=4, device="cpu", progress=False)
+        alone = simulate(method, mat, [50], reps=3, seed=4, device="cpu", progress=False)
+        np.testing.assert_array_equal(joint.estimates[0], alone.estimates[0])
+
+
+def test_random_argmax_breaks_ties_uniformly():
+    gen = torch.Generator().manual_seed(0)
+    vals = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0]]).expand(6000, 5)
+    picks = random_argmax(vals, gen)
+    counts = torch.bincount(picks, minlength=5).numpy()
+    assert counts[0] == counts[3] == 0
+    # each of 3 tied entries: Binomial(6000, 1/3), sd = 36.5; 5 sd tolerance
+    assert np.all(np.abs(counts[[1, 2, 4]] - 2000) < 5 * 36.5)
+
+
+def test_select_in_best_rows_completes_from_next_row():
+    gen = torch.Generator().manual_seed(0)
+    prio = torch.tensor([[0.1, 0.9, 0.5]])
+    key = torch.arange(12, dtype=torch.float32).view(1, 3, 4)
+    free = torch.ones(1, 3, 4, dtype=torch.bool)
+    free[0, 1, :2] = False
+    rows, cols = select_in_best_rows(prio, key, free, 4, gen)
+    got = sorted(zip(rows[0].tolist(), cols[0].tolist(), strict=True))
+    # row 1 (top priority) has free columns 2, 3; then row 2 (next) by largest key: columns 3, 2
+    assert got == [(1, 2), (1, 3), (2, 2), (2, 3)]
+    rows, cols = select_in_best_rows(prio, key, torch.ones_like(free), 2, gen)
+    assert rows[0].tolist() == [1, 1] and sorted(cols[0].tolist()) == [2, 3]
+
+
+def test_lrf_ensemble_recovers_rank_one_matrix():
+    rng = np.random.default_rng(0)
+    u, v = rng.uniform(0.3, 1, 30), rng.uniform(0.3, 1, 40)
+    full = torch.tensor(np.outer(u, v), dtype=torch.float32)
+    obs = ObservedMatrix(2, 30, 40, 600, "cpu")
+    gen = torch.Generator().manual_seed(0)
+    idx = torch.stack([torch.randperm(1200, generator=gen)[:600] for _ in range(2)])
+    rows, cols = idx // 40, idx % 40
+    obs.add(rows, cols, full[rows, cols])
+    ens = LowRankEnsemble(2, 30, 40, gen, "cpu", rank=1, ensemble=8, lam=1e-6, init_sweeps=50)
+    mean, std = ens.fit(obs)
+    assert (mean - full).abs().max() < 1e-3
+    assert std.max() < 1e-3
+    assert (std[obs.mask] == 0).all()
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_als_half_step_equals_dense_solve_with_dropped_entries(rank):
+    rng = np.random.default_rng(rank)
+    n, m, k = 9, 11, 4
+    full = torch.tensor(rng.uniform(size=(n, m)), dtype=torch.float32)
+    obs = ObservedMatrix(2, n, m, 60, "cpu")
+    gen = torch.Generator().manual_seed(0)
+    idx = torch.stack([torch.randperm(n * m, generator=gen)[:60] for _ in range(2)])
+    obs.add(idx // m, idx % m, full[idx // m, idx % m])
+    ens = LowRankEnsemble(2, n, m, gen, "cpu", rank=rank, ensemble=k, lam=0.1)
+    other = torch.randn(2, k, m, rank, generator=gen)
+    dropped = torch.rand(2, k, 60, generator=gen) < 0.3
+    ri, ki, ei = dropped.nonzero(as_tuple=True)
+    o = obs.mask.float()
+    got = ens._half_step(obs.values * o, o, other, (ri, ki), obs.rows[ri, ei], obs.cols[ri, ei], obs.scores[ri, ei])
+    for r in range(2):
+        for kk in range(k):
+            member = obs.mask[r].clone()
+            gone = ei[(ri == r) & (ki == kk)]
+            member[obs.rows[r, gone], obs.cols[r, gone]] = False
+            v = other[r, kk]
+            for i in range(n):
+                w = member[i].float()
+                want = torch.linalg.solve((v.T * w) @ v + 0.1 * torch.eye(rank), (v.T * w) @ obs.values[r, i])
+                torch.testing.assert_close(got[r, kk, i], want, atol=1e-5, rtol=1e-4)
+
+
+def test_ucbe_lrf_picks_most_uncertain_examples():
+    mat = low_rank_logistic(15, 60, gap=0.05, seed=2)
+    n, m = mat.shape
+    pol = make_policy("ucbe-lrf", n, m, 300, reps=2, seed=0, device="cpu", batch_size=5, **SMALL)
+    s = torch.tensor(mat.scores)
+    while pol.in_warmup:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+    req = pol.ask()
+    for r in range(2):
+        i = int(req.rows[r, 0])
+        assert (req.rows[r] == i).all()
+        assert i == int(torch.argmax(pol.bounds()[r]))
+        free_unc = pol.unc[r, i][~pol.obs.mask[r, i]]
+        chosen = pol.unc[r, i, req.cols[r]]
+        assert chosen.min() >= free_unc.topk(5).values.min() - 1e-7
+
+
+def test_live_user_single_repetition():
+    scores = ScoreMatrix.from_array(np.eye(4, 8, dtype=np.float32) * 0 + np.linspace(0, 1, 4)[:, None])
+    pol = make_policy("ucbe", 4, 8, 12, reps=1, device="cpu")
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, [[float(scores.scores[req.rows[0, 0], req.cols[0, 0]])]])
+    assert int(pol.best()[0]) == 3
