@@ -1,0 +1,67 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from paperlib.cli import main
+
+
+@pytest.fixture
+def npz(tmp_path):
+    s = np.tile(np.linspace(0.1, 0.9, 6)[:, None], (1, 40)).astype(np.float32)
+    p = tmp_path / "m.npz"
+    np.savez(p, scores=s, row_ids=np.array([f"m{i}" for i in range(6)]))
+    return p
+
+
+def test_simulate_json_contract(npz, tmp_path):
+    out = tmp_path / "o.json"
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.25",
+               "--reps", "4", "--seed", "3", "--json", str(out), "--quiet"])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    for key in ("method", "reps", "budget", "best", "true_best", "precision", "wall_s"):
+        assert key in res
+    assert res["budget"] == 60 and res["reps"] == 4 and len(res["best"]) == 4
+    assert res["true_best"] == 5 and res["true_best_id"] == "m5"
+    assert res["precision"] == np.mean(np.array(res["best"]) == 5)
+
+
+@pytest.mark.parametrize(
+    "extra, msg",
+    [
+        (["--budget-frac", "1.5"], "budget-frac"),
+        (["--budget-frac", "0"], "budget-frac"),
+        (["--budget-frac", "0.5", "--reps", "0"], "reps"),
+        (["--budget-frac", "0.5", "--batch-size", "0"], "batch-size"),
+    ],
+)
+def test_bad_arguments_exit_nonzero(npz, tmp_path, capsys, extra, msg):
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--json", str(tmp_path / "o.json"), *extra])
+    err = capsys.readouterr().err
+    assert rc != 0 and msg in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "arr, msg",
+    [(np.full((3, 4), 2.0), "[0, 1]"), (np.zeros(4), "2-dimensional"), (np.array([[0.1, np.nan]]), "missing")],
+)
+def test_bad_matrix_exit_nonzero(tmp_path, capsys, arr, msg):
+    p = tmp_path / "bad.npz"
+    np.savez(p, scores=arr)
+    rc = main(["simulate", "--method", "row-mean", "--scores", str(p), "--budget-frac", "0.5",
+               "--json", str(tmp_path / "o.json")])
+    assert rc != 0 and msg in capsys.readouterr().err
+
+
+def test_missing_file_and_help(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "paperlib", "simulate", "--method", "lrf", "--scores",
+                        str(tmp_path / "nope.npz"), "--budget-frac", "0.1", "--json", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "not found" in r.stderr
+    h = subprocess.run([sys.executable, "-m", "paperlib", "simulate", "--help"], capture_output=True, text=True)
+    for opt in ("--method", "--scores", "--budget-frac", "--batch-size", "--reps", "--seed", "--json",
+                "--a", "--eta", "--rank", "--ensemble", "--warmup-frac"):
+        assert opt in h.stdout
