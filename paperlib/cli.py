@@ -90,10 +90,10 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_datasets(args) -> int:
-    from .data import registry
+    from .data.registry import available, registry as registry_table
 
-    for name, info in registry.registry().items():
-        status = "available" if registry.available(name) else "missing"
+    for name, info in registry_table().items():
+        status = "available" if available(name) else "missing"
         print(f"{name:24s} {info.kind:15s} {str(info.shape):16s} {status:10s} {info.provenance[:70]}")
     return 0
 

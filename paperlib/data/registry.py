@@ -150,8 +150,13 @@ def load(name: str, verify: bool = True) -> ScoreMatrix:
     path = _read_file(name, verify)
     with np.load(path, allow_pickle=False) as z:
         if gen.get("type") == "factor-bernoulli":
-            mat = factor_bernoulli(z["U"], z["V"], seed=gen["seed"], name=name)
-            return mat
+            u, v = z["U"], z["V"]
+            if "subsample" in gen:
+                rng = np.random.default_rng(gen["subsample_seed"])
+                rows = np.sort(rng.choice(u.shape[0], gen["subsample"][0], replace=False))
+                cols = np.sort(rng.choice(v.shape[0], gen["subsample"][1], replace=False))
+                u, v = u[rows], v[cols]
+            return factor_bernoulli(u, v, seed=gen["seed"], name=name)
         scores, row_ids = z["scores"], z["row_ids"]
         col_ids = z["col_ids"] if "col_ids" in z.files else None
     meta = {"source_file": str(path)}

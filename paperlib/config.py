@@ -1,0 +1,71 @@
+"""Pipeline configuration: load and validate ``config/<profile>.yaml`` with clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from . import paths
+from .policies import METHODS
+
+REQUIRED = {
+    "profile": str,
+    "seed": int,
+    "zhou": dict,
+}
+ZHOU_REQUIRED = {
+    "datasets": list,
+    "methods": list,
+    "budget_fracs": list,
+    "reps": dict,
+    "params": dict,
+    "ablation": dict,
+    "corollary1": dict,
+}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def _check(d: dict, spec: dict, where: str) -> None:
+    for key, typ in spec.items():
+        if key not in d:
+            raise ConfigError(f"config: missing key '{where}{key}'")
+        if not isinstance(d[key], typ):
+            raise ConfigError(f"config: '{where}{key}' must be a {typ.__name__}, got {type(d[key]).__name__}")
+
+
+def validate(cfg: dict) -> dict:
+    """Check a configuration dictionary; raise :class:`ConfigError` naming the bad key."""
+    from .data.registry import registry as registry_table
+
+    if not isinstance(cfg, dict):
+        raise ConfigError("config: top level must be a mapping")
+    _check(cfg, REQUIRED, "")
+    z = cfg["zhou"]
+    _check(z, ZHOU_REQUIRED, "zhou.")
+    reg = registry_table()
+    for name in z["datasets"] + z["ablation"].get("datasets", []):
+        if name not in reg:
+            raise ConfigError(f"config: unknown dataset '{name}' (see data/registry.yaml)")
+    for meth in z["methods"]:
+        if meth not in METHODS:
+            raise ConfigError(f"config: unknown method '{meth}' in zhou.methods; choose from {list(METHODS)}")
+        if meth not in z["reps"] or int(z["reps"][meth]) < 1:
+            raise ConfigError(f"config: zhou.reps.{meth} must be a positive integer")
+    fr = z["budget_fracs"]
+    if not fr or any(not (0 < float(f) <= 1) for f in fr) or sorted(fr) != fr:
+        raise ConfigError("config: zhou.budget_fracs must be increasing fractions in (0, 1]")
+    return cfg
+
+
+def load_config(path_or_name: str | Path) -> dict:
+    """Load a config by path or by profile name (``quick``, ``paper``, ``smoke``)."""
+    p = Path(path_or_name)
+    if not p.suffix:
+        p = paths.CONFIG_DIR / f"{path_or_name}.yaml"
+    if not p.exists():
+        raise ConfigError(f"config file not found: {p}")
+    return validate(yaml.safe_load(p.read_text()))
