@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 reproduce: setup
-	$(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
 
 test: setup
 	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests

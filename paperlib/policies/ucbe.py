@@ -42,10 +42,12 @@ class UCBE(Policy):
         self.batch_size = int(batch_size)
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        keys = torch.rand(self.reps, self.n, self.m, generator=self.gen, device=self.device)
         idx_dtype = torch.int16 if self.m < 2**15 else torch.int32
-        self.col_order = torch.argsort(keys, dim=2).to(idx_dtype)
-        del keys
+        self.col_order = torch.empty(self.reps, self.n, self.m, dtype=idx_dtype, device=self.device)
+        chunk = max(1, 2**24 // (self.n * self.m))
+        for s in range(0, self.reps, chunk):
+            keys = torch.rand(min(chunk, self.reps - s), self.n, self.m, generator=self.gen, device=self.device)
+            self.col_order[s : s + chunk] = torch.argsort(keys, dim=2).to(idx_dtype)
         self.state = RowMeanState(self.reps, self.n, self.device)
 
     def next_batch_size(self) -> int:

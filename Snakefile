@@ -1,0 +1,185 @@
+# One DAG for every figure, table and ledger row. Run through a profile, e.g.
+#   snakemake --profile profiles/quick      (CPU, minutes)
+#   snakemake --profile profiles/paper      (published scale, GPU)
+# Every rule executes a parameterised notebook with papermill; the executed copy is the rule's
+# output, and every other output path is passed to the notebook as a parameter.
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir)))
+from paperlib.config import ConfigError, validate
+from paperlib.data import available
+
+configfile: "config/quick.yaml"
+
+try:
+    validate(config)
+except ConfigError as exc:
+    raise WorkflowError(str(exc))
+
+P = config["profile"]
+CONFIG_FILE = f"config/{P}.yaml"
+RES = f"results/{P}"
+FIG = f"figures/{P}"
+LOG = f"logs/{P}"
+THREADS = 1
+DEVICE = config.get("device") or ""
+
+DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
+MISSING = [d for d in config["zhou"]["datasets"] if d not in DATASETS]
+if MISSING:
+    print(f"[paperlib] datasets not found (targets skipped; set PAPERLIB_DATA): {', '.join(MISSING)}",
+          file=sys.stderr)
+
+PAPERMILL = "papermill --log-output --no-progress-bar -k python3"
+
+
+def device_arg():
+    return f"-p device {DEVICE}" if DEVICE else ""
+
+
+rule all:
+    input:
+        f"{FIG}/claims.md",
+        f"{FIG}/claims.csv",
+        f"{FIG}/zhou_fig3.png",
+        f"{FIG}/zhou_fig4.png",
+        f"{FIG}/zhou_fig1.png",
+        f"{FIG}/zhou_fig5.png",
+        f"{FIG}/zhou_fig6.png",
+        f"{FIG}/zhou_table2.csv",
+        f"{FIG}/zhou_table3.csv",
+        f"{FIG}/zhou_corollary1.png",
+
+
+rule zhou_fig3_dataset:
+    """Figure 3, one column: six algorithms x every budget x every metric on one dataset."""
+    input:
+        nb="notebooks/zhou_fig3_dataset.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
+        csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
+        fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
+    log:
+        f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
+    threads: THREADS
+    params:
+        device=device_arg(),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p dataset {wildcards.dataset} "
+        "-p out_csv {output.csv} -p out_fig {output.fig} -p threads {threads} {params.device} &> {log}"
+
+
+rule zhou_fig3:
+    """Figure 3 grid, budget-to-precision-1 table, headline claims."""
+    input:
+        nb="notebooks/zhou_fig3_summary.ipynb",
+        config=CONFIG_FILE,
+        csvs=expand(f"{RES}/zhou/fig3/{{dataset}}.csv", dataset=DATASETS),
+    output:
+        nb=f"{RES}/notebooks/zhou_fig3_summary.ipynb",
+        fig=f"{FIG}/zhou_fig3.png",
+        reach=f"{FIG}/zhou_fig3_budget_to_precision1.csv",
+        claims=f"{RES}/claims/zhou_fig3.csv",
+    log:
+        f"{LOG}/zhou_fig3_summary.log",
+    params:
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p in_csvs {params.csvs} "
+        "-p out_fig {output.fig} -p out_reach {output.reach} -p out_claims {output.claims} &> {log}"
+
+
+rule zhou_fig1:
+    """Figure 1: cost of finding the best method under a per-call cost model."""
+    input:
+        nb="notebooks/zhou_fig1_cost.ipynb",
+        config=CONFIG_FILE,
+        reach=f"{FIG}/zhou_fig3_budget_to_precision1.csv",
+    output:
+        nb=f"{RES}/notebooks/zhou_fig1_cost.ipynb",
+        fig=f"{FIG}/zhou_fig1.png",
+        claims=f"{RES}/claims/zhou_fig1.csv",
+    log:
+        f"{LOG}/zhou_fig1_cost.log",
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p in_reach {input.reach} "
+        "-p out_fig {output.fig} -p out_claims {output.claims} &> {log}"
+
+
+rule zhou_fig4:
+    """Figure 4: UCB-E-LRF ablations (score only, batch, ensemble, eta, warm-up, rank)."""
+    input:
+        nb="notebooks/zhou_fig4_ablations.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/zhou_fig4_ablations.ipynb",
+        csv=f"{RES}/zhou/fig4.csv",
+        fig=f"{FIG}/zhou_fig4.png",
+        claims=f"{RES}/claims/zhou_fig4.csv",
+    log:
+        f"{LOG}/zhou_fig4_ablations.log",
+    threads: THREADS
+    params:
+        device=device_arg(),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_csv {output.csv} "
+        "-p out_fig {output.fig} -p out_claims {output.claims} -p threads {threads} {params.device} &> {log}"
+
+
+rule zhou_datasets:
+    """Table 2 (sizes, H1), Figure 5 (histograms), Table 3 / Figure 6 (low-rankness)."""
+    input:
+        nb="notebooks/zhou_datasets.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/zhou_datasets.ipynb",
+        table2=f"{FIG}/zhou_table2.csv",
+        table3=f"{FIG}/zhou_table3.csv",
+        fig5=f"{FIG}/zhou_fig5.png",
+        fig6=f"{FIG}/zhou_fig6.png",
+        claims=f"{RES}/claims/zhou_datasets.csv",
+    log:
+        f"{LOG}/zhou_datasets.log",
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_table2 {output.table2} "
+        "-p out_table3 {output.table3} -p out_fig5 {output.fig5} -p out_fig6 {output.fig6} "
+        "-p out_claims {output.claims} &> {log}"
+
+
+rule zhou_corollary1:
+    """Corollary 1 checker: measured success of UCB-E vs the bound; where the bound is vacuous."""
+    input:
+        nb="notebooks/zhou_corollary1.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/zhou_corollary1.ipynb",
+        csv=f"{RES}/zhou/corollary1.csv",
+        fig=f"{FIG}/zhou_corollary1.png",
+        claims=f"{RES}/claims/zhou_corollary1.csv",
+    log:
+        f"{LOG}/zhou_corollary1.log",
+    threads: THREADS
+    params:
+        device=device_arg(),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_csv {output.csv} "
+        "-p out_fig {output.fig} -p out_claims {output.claims} -p threads {threads} {params.device} &> {log}"
+
+
+rule claims:
+    """The claims ledger: every fragment merged into figures/<profile>/claims.{csv,md}."""
+    input:
+        f"{RES}/claims/zhou_fig3.csv",
+        f"{RES}/claims/zhou_fig1.csv",
+        f"{RES}/claims/zhou_fig4.csv",
+        f"{RES}/claims/zhou_datasets.csv",
+        f"{RES}/claims/zhou_corollary1.csv",
+    output:
+        csv=f"{FIG}/claims.csv",
+        md=f"{FIG}/claims.md",
+    log:
+        f"{LOG}/claims.log",
+    shell:
+        "python -m paperlib ledger {input} --csv {output.csv} --md {output.md} &> {log}"

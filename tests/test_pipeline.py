@@ -1,0 +1,81 @@
+import copy
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from paperlib import ledger
+from paperlib.config import ConfigError, load_config, validate
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def dry_run(profile, tmp_path, env_data=None):
+    exe = shutil.which("snakemake") or str(Path(__import__("sys").executable).parent / "snakemake")
+    r = subprocess.run([exe, "--profile", f"profiles/{profile}", "-n", "--nolock", "--quiet", "rules"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout + r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+def test_dry_run_lists_every_figure_target(profile, tmp_path):
+    out = dry_run(profile, tmp_path)
+    for rule in ("zhou_fig3_dataset", "zhou_fig3", "zhou_fig1", "zhou_fig4", "zhou_datasets",
+                 "zhou_corollary1", "claims", "all"):
+        assert re.search(rf"^{rule}\s+\d+", out, re.M), f"rule {rule} missing from the {profile} DAG"
+    m = re.search(r"^zhou_fig3_dataset\s+(\d+)", out, re.M)
+    assert int(m.group(1)) >= 3  # the synthetic datasets need no external data
+
+
+def test_profiles_write_to_separate_folders():
+    snake = (ROOT / "Snakefile").read_text()
+    assert 'FIG = f"figures/{P}"' in snake and 'RES = f"results/{P}"' in snake
+    assert load_config("quick")["profile"] == "quick" and load_config("paper")["profile"] == "paper"
+
+
+def test_every_notebook_has_a_rule_and_a_parameters_cell():
+    import nbformat
+
+    snake = (ROOT / "Snakefile").read_text()
+    for nb in NOTEBOOKS:
+        assert f"notebooks/{nb.name}" in snake, f"{nb.name} is not run by any rule"
+        cells = nbformat.read(nb, as_version=4).cells
+        tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1, f"{nb.name} needs exactly one 'parameters' cell"
+        assert all(not c.get("outputs") for c in cells if c.cell_type == "code"), f"{nb.name} has outputs"
+
+
+@pytest.mark.parametrize(
+    "mutate, msg",
+    [
+        (lambda c: c.pop("seed"), "missing key 'seed'"),
+        (lambda c: c["zhou"].__setitem__("datasets", ["nope"]), "unknown dataset 'nope'"),
+        (lambda c: c["zhou"].__setitem__("methods", ["magic"]), "unknown method 'magic'"),
+        (lambda c: c["zhou"].__setitem__("budget_fracs", [0.5, 0.1]), "budget_fracs"),
+        (lambda c: c["zhou"]["reps"].__setitem__("ucbe", 0), "zhou.reps.ucbe"),
+    ],
+)
+def test_config_validation_errors(mutate, msg):
+    cfg = copy.deepcopy(load_config("quick"))
+    mutate(cfg)
+    with pytest.raises(ConfigError, match=re.escape(msg)):
+        validate(cfg)
+
+
+def test_ledger_merge_and_verdicts(tmp_path):
+    with pytest.raises(ValueError):
+        ledger.Claim("p", "c", "s", "e", "m", "maybe")
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    ledger.write([ledger.Claim("P", "c1", "s | pipe", "[real] e", "1", "holds")], a)
+    ledger.write([ledger.Claim("P", "c2", "s", "[none] e", "-", "untestable")], b)
+    claims = ledger.merge([a, b], tmp_path / "claims.csv", tmp_path / "claims.md")
+    assert [c.claim for c in claims] == ["c1", "c2"]
+    header = (tmp_path / "claims.csv").read_text().splitlines()[0]
+    assert header == "paper,claim,statement,evidence,measured,verdict"
+    md = (tmp_path / "claims.md").read_text()
+    assert "holds 1" in md and "untestable 1" in md and "s \\| pipe" in md
