@@ -22,6 +22,7 @@ reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
 
 test: setup
+	$(VENV)/bin/ruff check paperlib tests benchmarks
 	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests
 	$(VENV)/bin/pytest -m slow tests
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env notebooks

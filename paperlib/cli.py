@@ -90,7 +90,8 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_datasets(args) -> int:
-    from .data.registry import available, registry as registry_table
+    from .data.registry import available
+    from .data.registry import registry as registry_table
 
     for name, info in registry_table().items():
         status = "available" if available(name) else "missing"

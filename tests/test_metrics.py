@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from paperlib.metrics import budget_to_reach, gap_set, hardness_h1, mcnemar_set, ndcg_at_k, top1_precision
+from paperlib.metrics import (
+    budget_to_reach,
+    gap_set,
+    hardness_h1,
+    mcnemar_set,
+    ndcg_at_k,
+    top1_precision,
+)
 from paperlib.theory.zhou import corollary1_a, corollary1_bound, smallest_informative_budget
 
 

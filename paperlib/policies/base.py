@@ -77,15 +77,6 @@ def random_argmax(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return torch.where(values == top, noise, torch.full_like(noise, -1.0)).argmax(dim=-1)
 
 
-def random_rank(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Descending order of the last dim with ties broken at random (indices, best first)."""
-    noise = torch.rand(values.shape, generator=gen, device=values.device, dtype=torch.float64)
-    order = torch.argsort(noise, dim=-1)
-    shuffled = torch.gather(values.double(), -1, order)
-    by_value = torch.argsort(shuffled, dim=-1, descending=True, stable=True)
-    return torch.gather(order, -1, by_value)
-
-
 class Policy(ABC):
     """Base class: budget bookkeeping and the ask/tell protocol.
 
