@@ -15,7 +15,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def dry_run(profile, tmp_path, env_data=None):
     exe = shutil.which("snakemake") or str(Path(__import__("sys").executable).parent / "snakemake")
-    r = subprocess.run([exe, "--profile", f"profiles/{profile}", "-n", "--nolock", "--quiet", "rules"],
+    r = subprocess.run([exe, "--profile", f"profiles/{profile}", "-n", "-F", "--nolock", "--quiet", "rules"],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout + r.stderr
