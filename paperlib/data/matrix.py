@@ -73,7 +73,7 @@ def validate_scores(scores, missing: str = "error") -> tuple[np.ndarray, np.ndar
             r, c = np.argwhere(nan)[0]
             raise ScoreMatrixError(
                 f"scores have {int(nan.sum())} missing (NaN) entries, first at row {r}, column {c}; "
-                "pass missing='drop-columns' to drop the affected columns"
+                "pass missing='drop-columns' (CLI: --drop-missing-columns) to drop the affected columns"
             )
         keep = ~nan.any(axis=0)
         if not keep.any():
