@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from . import data
-from .metrics import budget_to_reach, hardness_h1, precision_table
+from .metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table
 from .policies import LABELS
 from .simulate import budgets_from_fracs, simulate
 
@@ -30,12 +30,13 @@ def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
     mat = data.load(name)
     n, m = mat.shape
     budgets = budgets_from_fracs(z["budget_fracs"], n, m)
+    sets = equivalence_sets(mat.scores)
     tables, results = [], {}
     for i, method in enumerate(z["methods"]):
         res = simulate(method, mat, budgets, reps=int(z["reps"][method]), seed=cfg["seed"] + 1000 * i,
                        device=device, progress=progress, **method_params(cfg, method))
         results[method] = res
-        t = precision_table(res, mat.scores)
+        t = precision_table(res, mat.scores, sets)
         t["wall_s"] = res.wall_s
         t["reps"] = res.reps
         tables.append(t)
@@ -51,6 +52,7 @@ def run_ablation(cfg: dict, name: str, device=None, progress: bool = True) -> pd
     base = method_params(cfg, "ucbe-lrf")
     mat = data.load(name)
     budgets = budgets_from_fracs(ab["budget_fracs"], *mat.shape)
+    sets = equivalence_sets(mat.scores)
     runs = [("variant", "UCB-E-LRF", "ucbe-lrf", {}), ("variant", "Score Only", "ucbe-lrf-score-only", {})]
     for factor in ("batch_size", "ensemble", "eta", "warmup_frac", "rank"):
         for value in ab[factor]:
@@ -59,7 +61,7 @@ def run_ablation(cfg: dict, name: str, device=None, progress: bool = True) -> pd
     for j, (factor, value, method, override) in enumerate(runs):
         res = simulate(method, mat, budgets, reps=int(ab["reps"]), seed=cfg["seed"] + 17 * j, device=device,
                        progress=progress, **{**base, **override})
-        t = precision_table(res, mat.scores)
+        t = precision_table(res, mat.scores, sets)
         t["factor"], t["setting"], t["wall_s"] = factor, str(value), res.wall_s
         rows.append(t)
     return pd.concat(rows, ignore_index=True)

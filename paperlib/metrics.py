@@ -81,19 +81,29 @@ def ndcg_at_k(estimates, true_means, k: int = 10) -> np.ndarray:
     return (rel[order] * disc).sum(axis=-1) / ideal
 
 
-def precision_table(result, scores, eps_list=(0.001, 0.01), alpha_list=(0.01, 0.1), k: int = 10):
+def equivalence_sets(scores, eps_list=(0.001, 0.01), alpha_list=(0.01, 0.1)) -> dict[str, np.ndarray]:
+    """The rows counted as correct by each top-1 precision variant (Sec. 4.2), by metric name."""
+    mu = np.asarray(scores, dtype=np.float64).mean(axis=1)
+    sets = {f"top1 gap eps={e}": gap_set(mu, e) for e in eps_list}
+    sets.update({f"top1 McNemar alpha={a}": mcnemar_set(scores, a) for a in alpha_list})
+    return sets
+
+
+def precision_table(result, scores, sets: dict | None = None, k: int = 10):
     """Long-format table of every metric of a :class:`~paperlib.simulate.SimResult`.
 
-    Returns a pandas DataFrame with columns ``method, dataset, kind, budget, budget_frac,
-    metric, value, se`` (se = standard error over repetitions).
+    ``sets`` are the :func:`equivalence_sets` of ``scores`` (computed here when not given; pass
+    them when tabulating several methods on the same matrix). Returns a pandas DataFrame with
+    columns ``method, dataset, kind, budget, budget_frac, metric, value, se`` (se = standard
+    error over repetitions).
     """
     import pandas as pd
 
     n, m = np.asarray(scores).shape
     mu = result.true_means
     rows = []
-    sets = {f"top1 gap eps={e}": gap_set(mu, e) for e in eps_list}
-    sets.update({f"top1 McNemar alpha={a}": mcnemar_set(scores, a) for a in alpha_list})
+    if sets is None:
+        sets = equivalence_sets(scores)
     reps = result.best.shape[1]
     for c, budget in enumerate(result.budgets):
         vals = {name: np.isin(result.best[c], good).astype(float) for name, good in sets.items()}
