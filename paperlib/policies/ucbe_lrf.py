@@ -76,7 +76,7 @@ class _LRFPolicy(Policy):
         if eta < 0:
             raise ValueError(f"eta must be >= 0, got {eta}")
         self.batch_size, self.eta = int(batch_size), float(eta)
-        self.warmup = max(1, min(self.budget, int(math.ceil(warmup_frac * n * m))))
+        self.warmup = self._warmup_size(warmup_frac)
         self.warm_order = random_pair_order(self.reps, n, m, self.gen, self.device)[:, : self.warmup]
         self.obs = ObservedMatrix(self.reps, n, m, self.budget, self.device)
         self.oracle = LowRankEnsemble(
@@ -86,6 +86,10 @@ class _LRFPolicy(Policy):
         self.pred: torch.Tensor | None = None
         self.unc: torch.Tensor | None = None
         self._fitted_at = -1
+
+    def _warmup_size(self, warmup_frac: float) -> int:
+        """T0: uniformly random pairs evaluated before the first fit (at least 1, at most the budget)."""
+        return max(1, min(self.budget, int(math.ceil(warmup_frac * self.n * self.m))))
 
     @property
     def in_warmup(self) -> bool:
@@ -179,10 +183,8 @@ class LRF(_LRFPolicy):
     name = "lrf"
     refits_every_batch = False
 
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
-        super().__init__(n, m, budget, reps, seed, device, **kw)
-        self.warmup = self.budget
-        self.warm_order = random_pair_order(self.reps, n, m, self.gen, self.device)[:, : self.budget]
+    def _warmup_size(self, warmup_frac: float) -> int:
+        return self.budget
 
     def next_batch_size(self) -> int:
         return max(self.batch_size, 1024)
