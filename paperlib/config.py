@@ -13,6 +13,7 @@ REQUIRED = {
     "profile": str,
     "seed": int,
     "zhou": dict,
+    "robin": dict,
 }
 ZHOU_REQUIRED = {
     "datasets": list,
@@ -22,6 +23,19 @@ ZHOU_REQUIRED = {
     "params": dict,
     "ablation": dict,
     "corollary1": dict,
+}
+
+
+ROBIN_REQUIRED = {
+    "reps": int,
+    "main_delta": float,
+    "deltas": list,
+    "ucb_forms": list,
+    "budget_fracs": list,
+    "synthetic": dict,
+    "closerlook": dict,
+    "llmrubric": dict,
+    "theory": dict,
 }
 
 
@@ -58,7 +72,30 @@ def validate(cfg: dict) -> dict:
     fr = z["budget_fracs"]
     if not fr or any(not (0 < float(f) <= 1) for f in fr) or sorted(fr) != fr:
         raise ConfigError("config: zhou.budget_fracs must be increasing fractions in (0, 1]")
+    _validate_robin(cfg["robin"])
     return cfg
+
+
+def _validate_robin(r: dict) -> None:
+    _check(r, ROBIN_REQUIRED, "robin.")
+    if r["reps"] < 2:
+        raise ConfigError("config: robin.reps must be >= 2 (Table 2 reports a standard deviation)")
+    for d in r["deltas"] + [r["main_delta"]]:
+        if not 0 < float(d) <= 1:
+            raise ConfigError(f"config: robin deltas must lie in (0, 1], got {d}")
+    if r["main_delta"] not in r["deltas"]:
+        raise ConfigError("config: robin.main_delta must be one of robin.deltas")
+    bad = [u for u in r["ucb_forms"] if u not in ("delta", "eq6")]
+    if bad or "delta" not in r["ucb_forms"]:
+        raise ConfigError("config: robin.ucb_forms must contain 'delta' and may contain 'eq6'")
+    fr = r["budget_fracs"]
+    if not fr or any(not (0 < float(f) <= 1) for f in fr) or sorted(fr) != fr or fr[-1] != 1.0:
+        raise ConfigError("config: robin.budget_fracs must be increasing fractions in (0, 1] ending at 1.0")
+    if 0.5 not in fr:
+        raise ConfigError("config: robin.budget_fracs must contain 0.5 (Table 2's half budget)")
+    for key in ("lemma2", "theorem3", "robin_hood"):
+        if key not in r["theory"]:
+            raise ConfigError(f"config: missing key 'robin.theory.{key}'")
 
 
 def load_config(path_or_name: str | Path) -> dict:

@@ -460,4 +460,244 @@ claims = [
 write_claims(claims, out(out_claims, "claims.csv"))
 vac'''),
 ])
+
+# ================================================================ ROBIN (LLM-as-Judge on a Budget)
+save("robin_data.ipynb", [
+("md", """# LLM-as-Judge on a Budget — Figures 1-2: per-item score variance and mean
+
+**Paper claim (Sec. 5.1).** Judge scores of different prompt-response pairs have very different
+variances (Fig. 1) — the heterogeneity ROBIN exploits — and means spread over the scale (Fig. 2).
+
+The paper's HelpSteer2 judgments were never published, so the figures are drawn for the data we
+have: Topical-Chat (ChatGPT, 20 samples per item, real), LLM-Rubric (exact answer distributions,
+real) and the synthetic judges calibrated to the paper's setting. Parameters default to smoke size."""),
+("params", """config_file = "smoke"
+out_fig1 = None     # histograms of per-item variance (PNG)
+out_fig2 = None     # histograms of per-item mean (PNG)
+out_csv = None      # per-cell statistics
+out_claims = None   # ledger fragment
+threads = 2"""),
+("code", COMMON_SETUP),
+("code", """from paperlib.judge.experiments import cell_names, make_judge
+rows, judges = [], {}
+for cell in cell_names(cfg):
+    j = make_judge(cell, cfg, device="cpu")
+    judges[cell] = j
+    v = j.variances
+    rows.append(dict(cell=cell, kind=j.kind, K=j.K, mean_var=v.mean(), median_var=np.median(v), max_var=v.max(),
+                     frac_zero_var=(v < 1e-12).mean(), cv_var=v.std() / v.mean(),
+                     top10_share=np.sort(v)[::-1][: max(1, j.K // 10)].sum() / v.sum(),
+                     n_invalid=getattr(j, "meta", {}).get("n_invalid", 0),
+                     n_dropped_items=getattr(j, "meta", {}).get("n_dropped_items", 0)))
+stats = pd.DataFrame(rows)
+stats.to_csv(out(out_csv, "robin_data.csv"), index=False)
+stats"""),
+("code", """def grid(values, xlabel, path):
+    cells = list(judges)
+    ncol = min(4, len(cells)); nrow = -(-len(cells) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.5 * nrow), squeeze=False)
+    for ax, cell in zip(axes.flat, cells):
+        j = judges[cell]
+        ax.hist(values(j), bins=30, color="tab:blue")
+        ax.set_title(f"{cell}\\n({KIND_TAG[j.kind] if j.kind in KIND_TAG else j.kind}, K={j.K})", fontsize=7)
+        ax.set_xlabel(xlabel, fontsize=7)
+        ax.tick_params(labelsize=6)
+    for ax in axes.flat[len(cells):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+grid(lambda j: j.variances, "per-item score variance", out(out_fig1, "fig1.png"))
+grid(lambda j: j.means, "per-item mean score", out(out_fig2, "fig2.png"))"""),
+("code", """real = stats[stats.kind == "real"]
+sel = real if len(real) else stats
+het = sel[sel.top10_share > 0.2]
+claims = [Claim("Saha et al. 2026 (ROBIN)", "robin-heterogeneous-variance",
+    "judge-score variance is strongly heterogeneous across prompt-response pairs (Figs. 1-2, the pattern ROBIN exploits)",
+    f"[{'/'.join(sorted(set(sel.kind)))}] per-item variance of {len(sel)} judge x attribute cells",
+    f"the 10% highest-variance items hold {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
+    f"(uniform variances: 10%); items with zero variance: {sel.frac_zero_var.min():.0%}-{sel.frac_zero_var.max():.0%}; "
+    f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}",
+    "holds" if len(het) == len(sel) else ("partly" if len(het) else "fails"))]
+write_claims(claims, out(out_claims, "claims.csv"))"""),
+])
+
+save("robin_cell.ipynb", [
+("md", """# LLM-as-Judge on a Budget — one judge x attribute cell
+
+Runs Uniform, ROBIN (known variances) and ROBIN-HOOD (delta = 0.007 with the log(1/delta) UCB and
+with Eq. (6) as written; delta = 0.07 with the log(1/delta) UCB) on one cell, for every budget of
+the profile's grid (each repetition is one run to the full budget, read at every checkpoint).
+Budgets scale with the cell's item count: the paper's 100,000 queries for 1,017 pairs.
+Writes the long table (WCE, MAE, human correlations) that `robin_summary.ipynb` assembles."""),
+("params", """config_file = "smoke"
+cell = "synthetic-discrete"   # synthetic-<family>, closerlook-<variant>-<attribute>, llmrubric-<split>-<criterion>
+out_csv = None
+threads = 2
+device = None"""),
+("code", COMMON_SETUP),
+("code", """from paperlib.judge.experiments import run_cell
+runs = run_cell(cell, cfg, device=device or cfg.get("device"), progress=True)
+runs.to_csv(out(out_csv, "cell.csv"), index=False)
+runs.groupby(["label", "budget"]).wce.mean().unstack(0).round(3)"""),
+])
+
+save("robin_summary.ipynb", [
+("md", """# LLM-as-Judge on a Budget — Figures 3-9 and Table 2
+
+**Paper claims (Sec. 5.2).** ROBIN-HOOD beats Uniform allocation on the worst-case error (WCE),
+lies between Uniform and ROBIN, reaches Uniform's 100k-query WCE with about 50k queries, and
+plateaus when delta is chosen poorly (delta = 0.07, Fig. 5); its estimates' correlation with
+human ratings rises with the budget (Figs. 6-7, 9). Table 2 gives WCE mean +- sd at half and full
+budget.
+
+Two forms of ROBIN-HOOD's variance UCB are run: **Eq. (6) as written** (log(4KB/delta)), which is
+vacuous until an item has more than 4 log(4KB/delta) queries (about 100 at the paper's scale, so
+nearly the whole budget is round-robin), and **log(1/delta)**, the form under which the
+experiments' t0 = 4 ln(1/delta) makes the bound finite right after the warm-up."""),
+("params", """config_file = "smoke"
+in_csvs = ""        # comma-separated per-cell tables from robin_cell.ipynb; "" = run the smoke cells here
+out_fig3 = None     # WCE vs budget, delta = 0.007 and 0.07 (Figs. 3-5)
+out_fig8 = None     # WCE vs budget for every cell (Fig. 8)
+out_fig6 = None     # correlation with human ratings vs budget (Figs. 6-7, 9)
+out_table2 = None   # Table 2 (CSV)
+out_table2_md = None
+out_claims = None
+threads = 2"""),
+("code", COMMON_SETUP),
+("code", """from paperlib.judge import experiments as E
+if in_csvs:
+    runs = pd.concat([pd.read_csv(p) for p in in_csvs.split(",")], ignore_index=True)
+else:
+    runs = pd.concat([E.run_cell(c, cfg, progress=False) for c in E.cell_names(cfg)], ignore_index=True)
+cur = E.curves(runs)
+main = E.main_label(cfg)
+print(runs.cell.nunique(), "cells;", runs.label.nunique(), "methods;", int(runs.rep.max()) + 1, "runs each")"""),
+("code", """STYLE = {"Uniform": ("tab:gray", "-"), "ROBIN (known variances)": ("tab:green", "--")}
+def color(label):
+    if label in STYLE: return STYLE[label]
+    return ("tab:red", "-") if "0.007, log" in label else (("tab:orange", ":") if "Eq. 6" in label else ("tab:purple", "-."))
+def panel(ax, cell, labels):
+    g = cur[cur.cell == cell]
+    for lab in labels:
+        h = g[g.label == lab]
+        c, ls = color(lab)
+        ax.plot(h.budget, h.wce, ls, color=c, label=lab, lw=1.5)
+    kind = g.kind.iloc[0]
+    ax.set_title(f"{cell} ({KIND_TAG.get(kind, kind)})", fontsize=7)
+    ax.set_xlabel("judge queries", fontsize=7); ax.set_ylabel("WCE (max error)", fontsize=7)
+    ax.tick_params(labelsize=6)
+cells = list(dict.fromkeys(cur.cell))
+show = [c for c in cells if c.startswith("synthetic")][:2] + [c for c in cells if not c.startswith("synthetic")][:2]
+deltas = cfg["robin"]["deltas"]
+fig, axes = plt.subplots(len(deltas), len(show), figsize=(3.4 * len(show), 2.8 * len(deltas)), squeeze=False)
+for i, d in enumerate(deltas):
+    labs = ["Uniform", "ROBIN (known variances)"] + [l for l in dict.fromkeys(cur.label) if f"δ={d:g}," in l]
+    for j, cell in enumerate(show):
+        panel(axes[i, j], cell, labs)
+        axes[i, j].set_title(axes[i, j].get_title() + f"\\ndelta={d:g}", fontsize=7)
+axes[0, 0].legend(fontsize=6)
+fig.tight_layout(); fig.savefig(out(out_fig3, "fig3.png"), dpi=110)"""),
+("code", """labs = ["Uniform", "ROBIN (known variances)", main]
+ncol = min(4, len(cells)); nrow = -(-len(cells) // ncol)
+fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.6 * nrow), squeeze=False)
+for ax, cell in zip(axes.flat, cells):
+    panel(ax, cell, labs)
+for ax in axes.flat[len(cells):]:
+    ax.axis("off")
+axes[0, 0].legend(fontsize=6)
+fig.tight_layout(); fig.savefig(out(out_fig8, "fig8.png"), dpi=110)"""),
+("md", """## Correlation with human ratings (Figs. 6-7, 9)
+Real cells with human ratings only; mean over runs of Pearson r, Spearman rho and Kendall tau of
+ROBIN-HOOD's estimates (solid) and Uniform's (dotted) with the human ratings."""),
+("code", """hcells = [c for c in cells if "pearson" in runs and runs[runs.cell == c].pearson.notna().any()]
+ncol = max(1, min(4, len(hcells))); nrow = max(1, -(-len(hcells) // ncol))
+fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.6 * nrow), squeeze=False)
+for ax, cell in zip(axes.flat, hcells):
+    g = runs[runs.cell == cell]
+    for lab, ls in ((main, "-"), ("Uniform", ":")):
+        m = g[g.label == lab].groupby("budget")[["pearson", "spearman", "kendall"]].mean()
+        for col, c in (("pearson", "tab:red"), ("spearman", "tab:blue"), ("kendall", "tab:green")):
+            ax.plot(m.index, m[col], ls, color=c, label=f"{col} ({'ROBIN-HOOD' if lab == main else 'Uniform'})")
+    ax.set_title(f"{cell} (real data)", fontsize=7); ax.tick_params(labelsize=6)
+    ax.set_xlabel("judge queries", fontsize=7); ax.set_ylabel("correlation with humans", fontsize=7)
+for ax in axes.flat[len(hcells):]:
+    ax.axis("off")
+if hcells:
+    axes[0, 0].legend(fontsize=5)
+fig.tight_layout(); fig.savefig(out(out_fig6, "fig6.png"), dpi=110)"""),
+("md", """## Table 2 and the claims"""),
+("code", """t2 = E.table2(runs)
+t2.to_csv(out(out_table2, "table2.csv"), index=False)
+wide = t2.assign(v=t2.wce_mean.map("{:.3f}".format) + " ± " + t2.wce_sd.map("{:.3f}".format))
+wide = wide.pivot_table(index=["cell", "kind"], columns=["point", "label"], values="v", aggfunc="first")
+out(out_table2_md, "table2.md").write_text(wide.to_markdown())
+claims = E.claims(runs, cfg)
+write_claims(claims, out(out_claims, "claims.csv"))
+pd.DataFrame([c.__dict__ for c in claims])[["claim", "measured", "verdict"]]"""),
+])
+
+save("robin_theory.ipynb", [
+("md", """# LLM-as-Judge on a Budget — theorem checkers
+
+Each lemma and theorem is checked as stated, in the regime it assumes and beyond it:
+
+* **Lemma 2** (ROBIN's allocation within floor/ceil of lambda_i B): exact allocations over many
+  (K, B, variance) configurations, including adversarial ones; and the corrected bound.
+* **Theorem 3**, as boxed and as Eq. (4): violation frequency of ROBIN's WCE vs delta, for a
+  Gaussian judge and for bounded judges (exact 95% Clopper-Pearson intervals).
+* **Theorem 8** (the variance concentration quoted from Laurent & Massart): exact chi-square tails.
+* **Lemma 6, Corollary 9, Lemma 7, Theorem 5**: ROBIN-HOOD runs with every (i, t) checked, under
+  Theorem 5's t0 = 16 log(4KB/delta) and under the experiments' t0 = 4 ln(1/delta).
+* The setup arithmetic: t0 and the reported warm-up sizes."""),
+("params", """config_file = "smoke"
+out_csv = None      # Lemma 2 configurations
+out_fig = None
+out_claims = None
+threads = 2"""),
+("code", COMMON_SETUP),
+("code", """from paperlib.theory import robin as T
+from paperlib.judge.judges import synthetic_judge
+th = cfg["robin"]["theory"]
+l2 = T.check_lemma2(Ks=th["lemma2"]["Ks"], budget_factors=th["lemma2"]["budget_factors"], seed=int(cfg["seed"]))
+l2rows = pd.DataFrame(l2["rows"])
+l2rows.to_csv(out(out_csv, "lemma2.csv"), index=False)
+print({k: v for k, v in l2.items() if k != "rows"})
+l2rows.groupby("profile")[["lower_violated", "upper_violated", "corrected_violated"]].mean()"""),
+("code", """t3c = th["theorem3"]
+t3 = [T.check_theorem3(j, int(t3c["B"]) if j.K == int(t3c["K"]) else int(t3c["B"]) * j.K // int(t3c["K"]),
+                       float(t3c["delta"]), int(t3c["reps"]), seed=int(cfg["seed"]))
+      for j in (T.gaussian_instance(int(t3c["K"])), synthetic_judge("discrete", K=int(t3c["K"]) * 4, seed=1),
+                T.skewed_bounded_judge(int(t3c["K"])))]
+pd.DataFrame([{"judge": t["judge"], "K": t["K"], "B": t["B"], "box rate": t["box"]["rate"], "box CI": t["box"]["ci"],
+               "eq4 rate": t["eq4"]["rate"], "eq4 CI": t["eq4"]["ci"], "delta": t["delta"]} for t in t3])"""),
+("code", """t8 = T.check_theorem8()
+rhc = th["robin_hood"]
+g = T.gaussian_instance(int(rhc["K"]))
+rh_theory = T.check_robin_hood(g, int(rhc["B"]), float(rhc["delta"]), int(rhc["reps"]), t0="theorem", ucb="eq6",
+                               seed=int(cfg["seed"]))
+rh_exp = T.check_robin_hood(g, int(rhc["B"]), float(rhc["delta"]), int(rhc["reps"]), t0="experiments", ucb="delta",
+                            seed=int(cfg["seed"]) + 1)
+arith = T.check_arithmetic()
+pd.DataFrame({k: {kk: vv["rate"] for kk, vv in d.items() if isinstance(vv, dict)} for k, d in
+              (("theorem regime", rh_theory), ("experiments regime", rh_exp))})"""),
+("code", """fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+ax = axes[0]
+v = l2rows[l2rows.lower_violated]
+ax.scatter(l2rows.B / l2rows.K, l2rows.worst_shortfall.clip(lower=0), s=8, c=l2rows.lower_violated.map({True: "tab:red", False: "tab:gray"}))
+ax.set_xscale("log"); ax.set_xlabel("B / K"); ax.set_ylabel("max shortfall below floor(lambda_i B)")
+ax.set_title("Lemma 2 on ROBIN's exact allocations (synthetic)", fontsize=8)
+ax = axes[1]
+names = [f"{t['judge']}\\n{form}" for t in t3 for form in ("box", "eq4")]
+rates = [t[form]["rate"] for t in t3 for form in ("box", "eq4")]
+err = np.array([[t[form]["rate"] - t[form]["ci"][0], t[form]["ci"][1] - t[form]["rate"]] for t in t3 for form in ("box", "eq4")]).T
+ax.bar(range(len(rates)), rates, yerr=err, color=["tab:red" if r > t3[0]["delta"] else "tab:blue" for r in rates])
+ax.axhline(t3[0]["delta"], color="k", ls="--", lw=1, label="delta")
+ax.set_xticks(range(len(rates))); ax.set_xticklabels(names, fontsize=5, rotation=30)
+ax.set_ylabel("P(WCE > bound)"); ax.set_title("Theorem 3 (synthetic judges)", fontsize=8); ax.legend(fontsize=7)
+fig.tight_layout(); fig.savefig(out(out_fig, "theory.png"), dpi=110)"""),
+("code", """claims = T.claims(l2, t3, t8, rh_theory, rh_exp, arith)
+write_claims(claims, out(out_claims, "claims.csv"))
+pd.DataFrame([c.__dict__ for c in claims])[["claim", "measured", "verdict"]]"""),
+])
+
 print("ok")

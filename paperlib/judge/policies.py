@@ -21,7 +21,7 @@ Conventions the paper leaves open (documented in the claims ledger):
   unspecified. ``L = log(4 K B / delta)`` as written (``ucb="eq6"``) or ``L = log(1 / delta)``
   (``ucb="delta"``), the only form under which the experiments' t0 = 4 ln(1/delta) (Sec. 5.1)
   makes the bound finite right after the warm-up.
-* Ties are broken by fewest queries, then by a random item order drawn once per repetition.
+* Ties are broken at random by a per-repetition key drawn once (:func:`keyed_priority`).
 """
 
 from __future__ import annotations
@@ -105,11 +105,18 @@ def variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float) -> torch.Tensor:
     return torch.where(shrink > 0, var / shrink.clamp(min=1e-300), torch.full_like(var, torch.inf))
 
 
-def greedy_pick(prio: torch.Tensor, n: torch.Tensor, tiekey: torch.Tensor) -> torch.Tensor:
-    """Row-wise argmax of ``prio``; ties go to the fewest queries, then to the larger ``tiekey``."""
-    top = prio.max(dim=1, keepdim=True).values
-    score = torch.where(prio == top, tiekey - n, torch.full_like(n, -torch.inf))
-    return score.argmax(dim=1)
+VACUOUS = 1e200
+
+
+def keyed_priority(prio: torch.Tensor, n: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    """Priorities whose plain argmax implements the tie rules.
+
+    +inf (never queried, or a vacuous bound) becomes ``VACUOUS / n`` (``2 VACUOUS`` at n = 0), so
+    the least-queried such item goes first; every priority is multiplied by a per-repetition
+    random factor in [1, 1 + 1e-9) drawn once, which breaks exact ties at random without
+    reordering priorities that differ by more than one part in 10^9.
+    """
+    return torch.where(torch.isinf(prio), VACUOUS / n.clamp(min=0.5), prio) * factor
 
 
 class AllocationPolicy:
@@ -139,7 +146,8 @@ class AllocationPolicy:
         z = torch.zeros(self.reps, self.K, dtype=torch.float64, device=self.device)
         self.n, self.s1, self.s2 = z.clone(), z.clone(), z.clone()
         self.order = torch.argsort(torch.rand(self.reps, self.K, generator=self.gen, device=self.device), dim=1)
-        self.tiekey = torch.rand(self.reps, self.K, generator=self.gen, dtype=torch.float64, device=self.device) * 0.5
+        u = torch.rand(self.reps, self.K, generator=self.gen, dtype=torch.float64, device=self.device)
+        self.tiefactor = 1.0 + 1e-9 * u
         self._r = torch.arange(self.reps, device=self.device)
         self.spent = 0
         self._pending: ArmRequest | None = None
@@ -221,14 +229,15 @@ class Robin(AllocationPolicy):
         if not torch.isfinite(var).all() or (var < 0).any():
             raise ValueError("variances must be finite and non-negative")
         self.var = var.expand(self.reps, self.K)
-        self.prio = torch.full((self.reps, self.K), torch.inf, dtype=torch.float64, device=self.device)
+        self.prio = keyed_priority(torch.full_like(self.n, torch.inf), self.n, self.tiefactor)
 
     def _after_update(self, arms):
         r = self._r
-        self.prio[r, arms] = self.var[r, arms] / self.n[r, arms]
+        n = self.n[r, arms]
+        self.prio[r, arms] = keyed_priority(self.var[r, arms] / n, n, self.tiefactor[r, arms])
 
     def _select(self):
-        return greedy_pick(self.prio, self.n, self.tiekey)
+        return self.prio.argmax(dim=1)
 
 
 class RobinHood(AllocationPolicy):
@@ -255,26 +264,26 @@ class RobinHood(AllocationPolicy):
         self.L = ucb_log(ucb, self.K, self.budget, self.delta)
         self.warmup = min(self.t0 * self.K, self.budget)
         self.warmup_truncated = self.t0 * self.K > self.budget
-        self.prio = torch.full((self.reps, self.K), torch.inf, dtype=torch.float64, device=self.device)
+        self.prio = torch.zeros_like(self.n)
 
     def priorities(self) -> torch.Tensor:
-        """Vbar_i / n_i for every item, shape (R, K)."""
+        """Vbar_i / n_i for every item (+inf where the bound is vacuous), shape (R, K)."""
         return variance_ucb(self.variance(), self.n, self.L) / self.n.clamp(min=1)
 
     def _after_update(self, arms):
         if self.spent == self.warmup:
-            self.prio = self.priorities()
+            self.prio = keyed_priority(self.priorities(), self.n, self.tiefactor)
         elif self.spent > self.warmup:
             r = self._r
             n = self.n[r, arms]
             m = self.s1[r, arms] / n
             var = (self.s2[r, arms] / n - m * m).clamp(min=0.0)
-            self.prio[r, arms] = variance_ucb(var, n, self.L) / n
+            self.prio[r, arms] = keyed_priority(variance_ucb(var, n, self.L) / n, n, self.tiefactor[r, arms])
 
     def _select(self):
         if self.spent < self.warmup:
             return self.order[:, self.spent % self.K]
-        return greedy_pick(self.prio, self.n, self.tiekey)
+        return self.prio.argmax(dim=1)
 
     def vbar(self) -> torch.Tensor:
         return variance_ucb(self.variance(), self.n, self.L)

@@ -27,7 +27,15 @@ import torch
 from ..device import get_device, make_generator
 from ..progress import Progress
 from .judges import Judge
-from .policies import POLICIES, Robin, RobinHood, Uniform, check_judge_budget
+from .policies import (
+    POLICIES,
+    Robin,
+    RobinHood,
+    Uniform,
+    check_judge_budget,
+    keyed_priority,
+    variance_ucb,
+)
 
 
 @dataclass
@@ -188,7 +196,7 @@ def _run_robin_hood(pol: RobinHood, judge: Judge, bs, gen, progress, track):
         checkpoints.pop(0)
     flags = {}
     if not pol.warmup_truncated:
-        pol.prio = pol.priorities()
+        pol.prio = keyed_priority(pol.priorities(), pol.n, pol.tiefactor)
     if track:
         sig2 = torch.as_tensor(judge.variances, device=dev).expand(R, K)
         Lt = math.log(4 * K * pol.budget / pol.delta)
@@ -212,7 +220,7 @@ def _run_robin_hood(pol: RobinHood, judge: Judge, bs, gen, progress, track):
                 n = pol.n[r, arms]
                 m = pol.s1[r, arms] / n
                 var = (pol.s2[r, arms] / n - m * m).clamp(min=0.0)
-                check(var, n, pol.prio[r, arms] * n, sig2[r, arms])
+                check(var, n, variance_ucb(var, n, pol.L), sig2[r, arms])
             if pol.spent % 4096 == 0:
                 prog.update(pol.spent)
         est.append(pol.estimate())
