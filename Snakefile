@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.config import ConfigError, validate
 from paperlib.data import available
+from paperlib.judge.experiments import cell_names
 
 configfile: "config/quick.yaml"
 
@@ -31,6 +32,8 @@ if MISSING:
     print(f"[paperlib] datasets not found (targets skipped; set PAPERLIB_DATA): {', '.join(MISSING)}",
           file=sys.stderr)
 
+ROBIN_CELLS = cell_names(config)
+
 PAPERMILL = "papermill --log-output --no-progress-bar -k python3"
 
 
@@ -50,6 +53,13 @@ rule all:
         f"{FIG}/zhou_table2.csv",
         f"{FIG}/zhou_table3.csv",
         f"{FIG}/zhou_corollary1.png",
+        f"{FIG}/robin_fig1.png",
+        f"{FIG}/robin_fig2.png",
+        f"{FIG}/robin_fig3_5.png",
+        f"{FIG}/robin_fig8.png",
+        f"{FIG}/robin_fig6_7_9.png",
+        f"{FIG}/robin_table2.csv",
+        f"{FIG}/robin_theory.png",
 
 
 rule zhou_fig3_dataset:
@@ -168,6 +178,84 @@ rule zhou_corollary1:
         "-p out_fig {output.fig} -p out_claims {output.claims} -p threads {threads} {params.device} &> {log}"
 
 
+rule robin_data:
+    """ROBIN Figures 1-2: per-item variance and mean of every judge x attribute cell."""
+    input:
+        nb="notebooks/robin_data.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/robin_data.ipynb",
+        fig1=f"{FIG}/robin_fig1.png",
+        fig2=f"{FIG}/robin_fig2.png",
+        csv=f"{FIG}/robin_data.csv",
+        claims=f"{RES}/claims/robin_data.csv",
+    log:
+        f"{LOG}/robin_data.log",
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_fig1 {output.fig1} "
+        "-p out_fig2 {output.fig2} -p out_csv {output.csv} -p out_claims {output.claims} &> {log}"
+
+
+rule robin_cell:
+    """Uniform, ROBIN and ROBIN-HOOD on one judge x attribute cell, every budget."""
+    input:
+        nb="notebooks/robin_cell.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
+        csv=f"{RES}/robin/cells/{{cell}}.csv",
+    log:
+        f"{LOG}/robin_cell_{{cell}}.log",
+    threads: THREADS
+    params:
+        device=device_arg(),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p cell {wildcards.cell} "
+        "-p out_csv {output.csv} -p threads {threads} {params.device} &> {log}"
+
+
+rule robin_summary:
+    """ROBIN Figures 3-5, 6-7 and 9, 8 and Table 2; the experimental claims."""
+    input:
+        nb="notebooks/robin_summary.ipynb",
+        config=CONFIG_FILE,
+        csvs=expand(f"{RES}/robin/cells/{{cell}}.csv", cell=ROBIN_CELLS),
+    output:
+        nb=f"{RES}/notebooks/robin_summary.ipynb",
+        fig3=f"{FIG}/robin_fig3_5.png",
+        fig8=f"{FIG}/robin_fig8.png",
+        fig6=f"{FIG}/robin_fig6_7_9.png",
+        table2=f"{FIG}/robin_table2.csv",
+        table2_md=f"{FIG}/robin_table2.md",
+        claims=f"{RES}/claims/robin_summary.csv",
+    log:
+        f"{LOG}/robin_summary.log",
+    params:
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p in_csvs {params.csvs} "
+        "-p out_fig3 {output.fig3} -p out_fig8 {output.fig8} -p out_fig6 {output.fig6} "
+        "-p out_table2 {output.table2} -p out_table2_md {output.table2_md} -p out_claims {output.claims} &> {log}"
+
+
+rule robin_theory:
+    """ROBIN theorem checkers: Lemma 2, Theorem 3, Theorem 8, Lemmas 6-7, Corollary 9, Theorem 5."""
+    input:
+        nb="notebooks/robin_theory.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/robin_theory.ipynb",
+        csv=f"{FIG}/robin_lemma2.csv",
+        fig=f"{FIG}/robin_theory.png",
+        claims=f"{RES}/claims/robin_theory.csv",
+    log:
+        f"{LOG}/robin_theory.log",
+    threads: THREADS
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_csv {output.csv} "
+        "-p out_fig {output.fig} -p out_claims {output.claims} -p threads {threads} &> {log}"
+
+
 rule claims:
     """The claims ledger: every fragment merged into figures/<profile>/claims.{csv,md}."""
     input:
@@ -176,6 +264,9 @@ rule claims:
         f"{RES}/claims/zhou_fig4.csv",
         f"{RES}/claims/zhou_datasets.csv",
         f"{RES}/claims/zhou_corollary1.csv",
+        f"{RES}/claims/robin_data.csv",
+        f"{RES}/claims/robin_summary.csv",
+        f"{RES}/claims/robin_theory.csv",
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",

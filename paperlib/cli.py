@@ -1,6 +1,6 @@
-"""Command line: ``python -m paperlib {simulate,datasets,ledger} ...``.
+"""Command line: ``python -m paperlib {simulate,judge,datasets,ledger} ...``.
 
-``simulate`` is the stable contract for scripts; run ``python -m paperlib simulate --help``.
+``simulate`` and ``judge`` are the stable contracts for scripts; run them with ``--help``.
 """
 
 from __future__ import annotations
@@ -89,6 +89,71 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def _judge_parser(sub):
+    p = sub.add_parser(
+        "judge",
+        help="allocate repeated LLM-judge queries over prompt-response pairs (ROBIN / ROBIN-HOOD)",
+        description=(
+            "Simulate R repetitions of a judge-query allocation policy on a pool of stored repeated judgments "
+            "(each query of item i returns one of its valid stored scores uniformly at random, as in the "
+            "paper) and write a JSON summary with keys: method, reps, budget, K, wce (worst-case error "
+            "max_i |s_i - s_hat_i| per repetition, s_i = the item's pool mean), wce_mean, wce_sd, mae_mean, "
+            "allocation (queries per item, one list per repetition), allocation_mean, wall_s, plus params, "
+            "n_invalid (dropped judgments), n_dropped_items, seed, device."
+        ),
+        epilog=(
+            "JUDGMENTS FORMAT. Either .npz with an array 'scores' of shape (items, repeats) (NaN = invalid "
+            "judgment) and optional 'item_ids' and 'human' (items,), or a long .csv with columns item, score "
+            "(one row per judgment; empty or non-numeric scores are invalid) and optional human. Invalid "
+            "judgments are dropped and counted; every item needs at least 2 valid judgments "
+            "(or pass --drop-sparse)."
+        ),
+    )
+    p.add_argument("--method", required=True, choices=["uniform", "robin", "robin-hood"],
+                   help="uniform = round-robin; robin = Alg. 1 with the pool variances as known variances; "
+                        "robin-hood = Alg. 2 (variance UCB)")
+    p.add_argument("--judgments", required=True, type=Path, help="pool of repeated judgments (.npz or .csv)")
+    p.add_argument("--budget", required=True, type=int, help="judge queries per repetition (>= number of items)")
+    p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--json", required=True, type=Path, help="output JSON path")
+    p.add_argument("--delta", type=float, default=0.007, help="ROBIN-HOOD confidence delta (default 0.007, Sec. 5)")
+    p.add_argument("--t0", default="experiments",
+                   help="ROBIN-HOOD warm-up rounds: 'experiments' = ceil(4 ln(1/delta)) (default), "
+                        "'theorem' = ceil(16 log(4KB/delta)), 'lemma6' = ceil(4 log(4KB/delta)), or an integer")
+    p.add_argument("--ucb", choices=["eq6", "delta"], default="eq6",
+                   help="log term of the variance UCB: eq6 = log(4KB/delta) as in Eq. (6) (default); "
+                        "delta = log(1/delta), the form matching the experiments' warm-up")
+    p.add_argument("--drop-sparse", action="store_true", help="drop items with fewer than 2 valid judgments")
+    p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def cmd_judge(args) -> int:
+    from .judge import PoolJudge, load_pool_file, run_judge
+
+    if args.reps < 1:
+        raise ValueError(f"--reps must be >= 1, got {args.reps}")
+    pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error")
+    judge = PoolJudge(pool, device=args.device)
+    params = {}
+    if args.method == "robin-hood":
+        t0 = int(args.t0) if str(args.t0).isdigit() else args.t0
+        params = dict(delta=args.delta, t0=t0, ucb=args.ucb)
+    res = run_judge(args.method, judge, [args.budget], reps=args.reps, seed=args.seed, device=args.device,
+                    progress=not args.quiet, **params)
+    w = res.wce()[0]
+    out = dict(method=args.method, reps=args.reps, budget=args.budget, K=judge.K,
+               wce=w.tolist(), wce_mean=float(w.mean()), wce_sd=float(w.std(ddof=1)) if args.reps > 1 else 0.0,
+               mae_mean=float(res.mae()[0].mean()), allocation=res.counts.tolist(),
+               allocation_mean=res.counts.mean(axis=0).tolist(), wall_s=res.wall_s, params=res.params,
+               n_invalid=pool.meta["n_invalid"], n_dropped_items=pool.meta["n_dropped_items"],
+               item_ids=[str(i) for i in pool.item_ids], seed=args.seed, device=res.device)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
 def cmd_datasets(args) -> int:
     from .data.registry import available
     from .data.registry import registry as registry_table
@@ -111,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m paperlib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _simulate_parser(sub)
+    _judge_parser(sub)
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
     p.add_argument("fragments", nargs="+", type=Path)
@@ -121,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"simulate": cmd_simulate, "datasets": cmd_datasets, "ledger": cmd_ledger}[args.command]
+    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "datasets": cmd_datasets, "ledger": cmd_ledger}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError, KeyError, RuntimeError) as exc:

@@ -106,17 +106,21 @@ def variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float) -> torch.Tensor:
 
 
 VACUOUS = 1e200
+TINY = 1e-300
 
 
 def keyed_priority(prio: torch.Tensor, n: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     """Priorities whose plain argmax implements the tie rules.
 
     +inf (never queried, or a vacuous bound) becomes ``VACUOUS / n`` (``2 VACUOUS`` at n = 0), so
-    the least-queried such item goes first; every priority is multiplied by a per-repetition
+    the least-queried such item goes first; zero (an item whose estimated variance is 0) becomes
+    ``TINY / n``, so if every priority is zero the queries go round-robin; every priority is multiplied by a per-repetition
     random factor in [1, 1 + 1e-9) drawn once, which breaks exact ties at random without
     reordering priorities that differ by more than one part in 10^9.
     """
-    return torch.where(torch.isinf(prio), VACUOUS / n.clamp(min=0.5), prio) * factor
+    inv = n.clamp(min=0.5).reciprocal()
+    prio = torch.where(torch.isinf(prio), VACUOUS * inv, torch.where(prio > 0, prio, TINY * inv))
+    return prio * factor
 
 
 class AllocationPolicy:

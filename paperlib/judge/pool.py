@@ -181,8 +181,11 @@ def load_pool_file(path: str | Path, sparse: str = "error") -> JudgePool:
         df["rep"] = df.groupby("item").cumcount()
         wide = df.pivot(index="item", columns="rep", values="score")
         human = df.groupby("item")["human"].first().reindex(wide.index).to_numpy() if "human" in df else None
-        return JudgePool.from_array(wide.to_numpy(), name=path.stem, kind="user",
+        pool = JudgePool.from_array(wide.to_numpy(), name=path.stem, kind="user",
                                     item_ids=wide.index.to_numpy(), human=human, sparse=sparse)
+        invalid = df["score"].isna().groupby(df["item"]).sum()
+        pool.meta["n_invalid"] = int(invalid.reindex(pool.item_ids).sum())
+        return pool
     raise JudgeDataError(f"{path}: unsupported format (use .npz or .csv)")
 
 
