@@ -555,7 +555,7 @@ vacuous until an item has more than 4 log(4KB/delta) queries (about 100 at the p
 nearly the whole budget is round-robin), and **log(1/delta)**, the form under which the
 experiments' t0 = 4 ln(1/delta) makes the bound finite right after the warm-up."""),
 ("params", """config_file = "smoke"
-in_csvs = ""        # comma-separated per-cell tables from robin_cell.ipynb; "" = run the smoke cells here
+in_csvs = ""        # comma-separated per-cell tables from robin_cell.ipynb; empty: run the smoke cells here
 out_fig3 = None     # WCE vs budget, delta = 0.007 and 0.07 (Figs. 3-5)
 out_fig8 = None     # WCE vs budget for every cell (Fig. 8)
 out_fig6 = None     # correlation with human ratings vs budget (Figs. 6-7, 9)
@@ -595,7 +595,8 @@ for i, d in enumerate(deltas):
     for j, cell in enumerate(show):
         panel(axes[i, j], cell, labs)
         axes[i, j].set_title(axes[i, j].get_title() + f"\\ndelta={d:g}", fontsize=7)
-axes[0, 0].legend(fontsize=6)
+for i in range(len(deltas)):
+    axes[i, 0].legend(fontsize=6)
 fig.tight_layout(); fig.savefig(out(out_fig3, "fig3.png"), dpi=110)"""),
 ("code", """labs = ["Uniform", "ROBIN (known variances)", main]
 ncol = min(4, len(cells)); nrow = -(-len(cells) // ncol)
@@ -629,9 +630,11 @@ fig.tight_layout(); fig.savefig(out(out_fig6, "fig6.png"), dpi=110)"""),
 ("code", """t2 = E.table2(runs)
 t2.to_csv(out(out_table2, "table2.csv"), index=False)
 wide = t2.assign(v=t2.wce_mean.map("{:.3f}".format) + " ± " + t2.wce_sd.map("{:.3f}".format))
-wide = wide.pivot_table(index=["cell", "kind"], columns=["point", "label"], values="v", aggfunc="first")
+wide = wide.pivot_table(index=["cell", "kind", "label"], columns="point", values="v", aggfunc="first")[["half", "full"]]
 out(out_table2_md, "table2.md").write_text(wide.to_markdown())
-claims = E.claims(runs, cfg)
+starved = E.starvation_table(cells, cfg)
+display(starved)
+claims = E.claims(runs, cfg, starved)
 write_claims(claims, out(out_claims, "claims.csv"))
 pd.DataFrame([c.__dict__ for c in claims])[["claim", "measured", "verdict"]]"""),
 ])
