@@ -516,7 +516,7 @@ claims = [Claim("Saha et al. 2026 (ROBIN)", "robin-heterogeneous-variance",
     f"[{'/'.join(sorted(set(sel.kind)))}] per-item variance of {len(sel)} judge x attribute cells",
     f"the 10% highest-variance items hold {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
     f"(uniform variances: 10%); items with zero variance: {sel.frac_zero_var.min():.0%}-{sel.frac_zero_var.max():.0%}; "
-    f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}",
+    f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}; top-10% share above 20% in {len(het)}/{len(sel)} cells",
     "holds" if len(het) == len(sel) else ("partly" if len(het) else "fails"))]
 write_claims(claims, out(out_claims, "claims.csv"))"""),
 ])

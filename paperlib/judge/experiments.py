@@ -162,7 +162,7 @@ def table2(runs: pd.DataFrame) -> pd.DataFrame:
             p = stats.ttest_ind(sel.wce, u, equal_var=False).pvalue if label != "Uniform" and len(u) > 1 else np.nan
             rows.append({"cell": cell, "kind": g.kind.iloc[0], "K": int(g.K.iloc[0]), "label": label, "point": name,
                          "budget": int(sel.budget.iloc[0]), "wce_mean": sel.wce.mean(), "wce_sd": sel.wce.std(ddof=1),
-                         "p_vs_uniform": p})
+                         "p_vs_uniform": p, "mae_mean": sel.mae.mean()})
     return pd.DataFrame(rows)
 
 
