@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.config import ConfigError, validate
 from paperlib.data import available
 from paperlib.judge.experiments import cell_names
+from paperlib.pulse.experiments import pool_names
 
 configfile: "config/quick.yaml"
 
@@ -33,6 +34,7 @@ if MISSING:
           file=sys.stderr)
 
 ROBIN_CELLS = cell_names(config)
+PULSE_POOLS = pool_names(config)
 
 PAPERMILL = "papermill --log-output --no-progress-bar -k python3"
 
@@ -60,6 +62,10 @@ rule all:
         f"{FIG}/robin_fig6_7_9.png",
         f"{FIG}/robin_table2.csv",
         f"{FIG}/robin_theory.png",
+        f"{FIG}/pulse_fig1.png",
+        f"{FIG}/pulse_fig2.png",
+        f"{FIG}/pulse_fig3.png",
+        f"{FIG}/pulse_cv.csv",
 
 
 rule zhou_fig3_dataset:
@@ -256,6 +262,83 @@ rule robin_theory:
         "-p out_fig {output.fig} -p out_claims {output.claims} -p threads {threads} &> {log}"
 
 
+rule pulse_pool:
+    """PULSE, UCB-E and Naive-Pooling on one test pool (Accuracy@t at every budget)."""
+    input:
+        nb="notebooks/pulse_pool.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
+        csv=f"{RES}/pulse/pools/{{pool}}.csv",
+    log:
+        f"{LOG}/pulse_pool_{{pool}}.log",
+    threads: THREADS
+    params:
+        device=device_arg(),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p pool {wildcards.pool} "
+        "-p out_csv {output.csv} -p threads {threads} {params.device} &> {log}"
+
+
+rule pulse_summary:
+    """PULSE Figures 1-4 (budget to 95%, Accuracy@t, effective budget) and the headline claims."""
+    input:
+        nb="notebooks/pulse_summary.ipynb",
+        config=CONFIG_FILE,
+        csvs=expand(f"{RES}/pulse/pools/{{pool}}.csv", pool=PULSE_POOLS),
+    output:
+        nb=f"{RES}/notebooks/pulse_summary.ipynb",
+        fig1=f"{FIG}/pulse_fig1.png",
+        fig2=f"{FIG}/pulse_fig2.png",
+        fig3=f"{FIG}/pulse_fig3.png",
+        table=f"{FIG}/pulse_budget95.csv",
+        claims=f"{RES}/claims/pulse_summary.csv",
+    log:
+        f"{LOG}/pulse_summary.log",
+    params:
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p in_csvs {params.csvs} "
+        "-p out_fig1 {output.fig1} -p out_fig2 {output.fig2} -p out_fig3 {output.fig3} -p out_table {output.table} "
+        "-p out_claims {output.claims} &> {log}"
+
+
+rule pulse_lowrank:
+    """PULSE Step 1: 5-fold CV with the 1-SE rule on each dataset's train split."""
+    input:
+        nb="notebooks/pulse_lowrank.ipynb",
+        config=CONFIG_FILE,
+    output:
+        nb=f"{RES}/notebooks/pulse_lowrank.ipynb",
+        csv=f"{FIG}/pulse_cv.csv",
+        claims=f"{RES}/claims/pulse_lowrank.csv",
+    log:
+        f"{LOG}/pulse_lowrank.log",
+    threads: THREADS
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p out_csv {output.csv} "
+        "-p out_claims {output.claims} -p threads {threads} &> {log}"
+
+
+rule pulse_theory:
+    """PULSE checkers: Lemmas 1, 2, 5, 6 and Theorems 1, 2."""
+    input:
+        nb="notebooks/pulse_theory.ipynb",
+        config=CONFIG_FILE,
+        csvs=expand(f"{RES}/pulse/pools/{{pool}}.csv", pool=PULSE_POOLS),
+    output:
+        nb=f"{RES}/notebooks/pulse_theory.ipynb",
+        claims=f"{RES}/claims/pulse_theory.csv",
+    log:
+        f"{LOG}/pulse_theory.log",
+    threads: THREADS
+    params:
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb} {output.nb} -p config_file {input.config} -p in_csvs {params.csvs} "
+        "-p out_claims {output.claims} -p threads {threads} &> {log}"
+
+
 rule claims:
     """The claims ledger: every fragment merged into figures/<profile>/claims.{csv,md}."""
     input:
@@ -267,6 +350,9 @@ rule claims:
         f"{RES}/claims/robin_data.csv",
         f"{RES}/claims/robin_summary.csv",
         f"{RES}/claims/robin_theory.csv",
+        f"{RES}/claims/pulse_summary.csv",
+        f"{RES}/claims/pulse_lowrank.csv",
+        f"{RES}/claims/pulse_theory.csv",
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",

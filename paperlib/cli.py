@@ -15,6 +15,8 @@ import numpy as np
 from .policies import LABELS, METHODS
 
 LRF_METHODS = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
+PULSE_METHODS = ("pulse", "naive-pooling", "ucbe-batch")
+PULSE_NEEDS_V = ("pulse", "naive-pooling")
 
 
 def _simulate_parser(sub):
@@ -36,16 +38,28 @@ def _simulate_parser(sub):
     p.add_argument("--budget-frac", required=True, type=float,
                    help="budget as a fraction of all n*m pairs, in (0, 1]; calls = round(F * n * m)")
     p.add_argument("--batch-size", type=int, default=None,
-                   help="pairs per step (default: 1 for ucbe, 32 for the LRF methods, 1024 for row-mean "
-                        "and filled-subset, whose results do not depend on it)")
+                   help="pairs per step (default: 1 for ucbe, 32 for the LRF methods, 64 for pulse, naive-pooling and "
+                        "ucbe-batch, 1024 for row-mean and filled-subset, whose results do not depend on it)")
     p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are deterministic per seed and device type")
     p.add_argument("--json", required=True, type=Path, help="output JSON path")
     p.add_argument("--a", type=float, default=1.0, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
     p.add_argument("--eta", type=float, default=5.0, help="uncertainty scaling eta of the LRF methods (default 5)")
-    p.add_argument("--rank", type=int, default=1, help="rank r of the factorisation (default 1)")
+    p.add_argument("--rank", type=int, default=None,
+                   help="rank r of the factorisation (default 1 for the LRF methods, 8 for the PULSE fit on --train)")
     p.add_argument("--ensemble", type=int, default=64, help="ensemble size K (default 64)")
     p.add_argument("--warmup-frac", type=float, default=0.05, help="warm-up T0 as a fraction of n*m (default 0.05)")
+    p.add_argument("--train", type=Path, default=None,
+                   help="pulse / naive-pooling: npz with a 'scores' train matrix (other models, SAME columns as --scores); "
+                        "Step 1 fits (U, V) on it (Eq. 1) and freezes V")
+    p.add_argument("--v-factors", type=Path, default=None,
+                   help="pulse / naive-pooling: npz with an array 'V' (columns x rank) of already fitted example factors, "
+                        "instead of --train")
+    p.add_argument("--t0", type=int, default=1, help="pulse / naive-pooling / ucbe-batch: warm-up batches per model T0 (default 1)")
+    p.add_argument("--refit-every", type=int, default=1000, help="pulse / naive-pooling: bandit steps between refits of U (default 1000)")
+    p.add_argument("--fit-lam", type=float, default=0.01, help="lambda of Eq. 1 for the --train fit and the refits (default 0.01)")
+    p.add_argument("--fit-lr", type=float, default=0.05, help="Adam learning rate of the --train fit (default 0.05)")
+    p.add_argument("--fit-steps", type=int, default=300, help="full-batch Adam steps of the --train fit (default 300)")
     p.add_argument("--drop-missing-columns", action="store_true", help="drop columns with NaN instead of failing")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -56,7 +70,13 @@ def _params(args) -> dict:
     if args.method == "ucbe":
         params["a"] = args.a
     if args.method in LRF_METHODS:
-        params.update(eta=args.eta, rank=args.rank, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
+        params.update(eta=args.eta, rank=args.rank or 1, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
+    if args.method in PULSE_METHODS:
+        params.update(a=args.a, t0=args.t0)
+        if args.batch_size is None:
+            params["batch_size"] = 64
+    if args.method in PULSE_NEEDS_V:
+        params.update(refit_every=args.refit_every, lam=args.fit_lam)
     if args.batch_size is not None:
         params["batch_size"] = args.batch_size
     return params
@@ -76,8 +96,13 @@ def cmd_simulate(args) -> int:
         raise ValueError(f"--budget-frac must lie in (0, 1], got {args.budget_frac} "
                          f"(the matrix holds {n * m} pairs)")
     (budget,) = budgets_from_fracs([args.budget_frac], n, m)
+    extra = {}
+    if args.method in PULSE_NEEDS_V:
+        extra["v"] = _pulse_v(args, m)
+    elif args.train is not None or args.v_factors is not None:
+        raise ValueError(f"--train / --v-factors apply to {', '.join(PULSE_NEEDS_V)} only")
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
-                   progress=not args.quiet, **_params(args))
+                   progress=not args.quiet, **_params(args), **extra)
     best = res.best[0].tolist()
     out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
@@ -152,6 +177,30 @@ def cmd_judge(args) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=1))
     return 0
+
+
+def _pulse_v(args, m: int):
+    from .data.matrix import load_npz
+    from .pulse.lowrank import FitConfig, fit_factors
+
+    if (args.train is None) == (args.v_factors is None):
+        raise ValueError(f"--method {args.method} needs exactly one of --train (a train matrix) or --v-factors")
+    if args.v_factors is not None:
+        if not args.v_factors.exists():
+            raise ValueError(f"--v-factors file not found: {args.v_factors}")
+        with np.load(args.v_factors) as z:
+            if "V" not in z:
+                raise ValueError(f"{args.v_factors}: no array 'V'")
+            V = z["V"]
+        if V.ndim != 2 or V.shape[0] != m:
+            raise ValueError(f"V has shape {V.shape}; it needs one row per column of --scores ({m})")
+        return V
+    train = load_npz(args.train, missing="error")
+    if train.shape[1] != m:
+        raise ValueError(f"train and test have different numbers of columns ({train.shape[1]} vs {m})")
+    _, V = fit_factors(train.scores, cfg=FitConfig(args.rank or 8, args.fit_lam, args.fit_lr, args.fit_steps),
+                       seed=args.seed, device=args.device)
+    return V.cpu().numpy()
 
 
 def cmd_datasets(args) -> int:

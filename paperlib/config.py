@@ -73,7 +73,32 @@ def validate(cfg: dict) -> dict:
     if not fr or any(not (0 < float(f) <= 1) for f in fr) or sorted(fr) != fr:
         raise ConfigError("config: zhou.budget_fracs must be increasing fractions in (0, 1]")
     _validate_robin(cfg["robin"])
+    if "pulse" in cfg:
+        _validate_pulse(cfg["pulse"], reg)
     return cfg
+
+
+PULSE_REQUIRED = {
+    "datasets": list, "gaps": dict, "pool_size": int, "methods": list, "reps": int, "batch_size": int, "t0": int,
+    "a": float, "refit_every": int, "bandit_fracs": list, "refit": dict, "fit": dict, "cv": dict,
+}
+
+
+def _validate_pulse(p: dict, reg) -> None:
+    _check(p, PULSE_REQUIRED, "pulse.")
+    for name in p["datasets"]:
+        if name not in reg:
+            raise ConfigError(f"config: unknown dataset '{name}' in pulse.datasets")
+    bad = [m for m in p["methods"] if m not in ("ucbe-batch", "pulse", "naive-pooling")]
+    if bad:
+        raise ConfigError(f"config: pulse.methods has unknown {bad}; use ucbe-batch, pulse, naive-pooling")
+    fr = p["bandit_fracs"]
+    if not fr or sorted(fr) != fr or any(not 0 < float(f) <= 1 for f in fr):
+        raise ConfigError("config: pulse.bandit_fracs must be increasing fractions in (0, 1]")
+    if p["reps"] < 1 or p["batch_size"] < 1 or p["t0"] < 1 or p["refit_every"] < 1:
+        raise ConfigError("config: pulse.reps, batch_size, t0 and refit_every must be >= 1")
+    if "default" not in p["fit"]:
+        raise ConfigError("config: pulse.fit needs a 'default' entry (rank, lam, lr, steps)")
 
 
 def _validate_robin(r: dict) -> None:

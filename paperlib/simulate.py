@@ -123,5 +123,6 @@ def simulate(
     return SimResult(
         method=method, dataset=matrix.name, kind=matrix.kind, budgets=np.asarray(budgets),
         estimates=np.stack(est), best=np.stack(best).astype(np.int64), true_means=matrix.means,
-        wall_s=time.perf_counter() - t0, seed=seed, device=str(dev), params=dict(params),
+        wall_s=time.perf_counter() - t0, seed=seed, device=str(dev),
+        params={k: (f"array{tuple(v.shape)}" if hasattr(v, "shape") else v) for k, v in params.items()},
     )

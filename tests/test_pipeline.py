@@ -26,7 +26,8 @@ def dry_run(profile, tmp_path, env_data=None):
 def test_dry_run_lists_every_figure_target(profile, tmp_path):
     out = dry_run(profile, tmp_path)
     for rule in ("zhou_fig3_dataset", "zhou_fig3", "zhou_fig1", "zhou_fig4", "zhou_datasets",
-                 "zhou_corollary1", "robin_data", "robin_cell", "robin_summary", "robin_theory", "claims", "all"):
+                 "zhou_corollary1", "robin_data", "robin_cell", "robin_summary", "robin_theory", "pulse_pool", "pulse_summary", "pulse_lowrank",
+                 "pulse_theory", "claims", "all"):
         assert re.search(rf"^{rule}\s+\d+", out, re.M), f"rule {rule} missing from the {profile} DAG"
     m = re.search(r"^zhou_fig3_dataset\s+(\d+)", out, re.M)
     assert int(m.group(1)) >= 3  # the synthetic datasets need no external data
@@ -103,10 +104,12 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     for name in ("claims.md", "claims.csv", "zhou_fig3.png", "zhou_fig4.png", "zhou_fig1.png", "zhou_fig5.png",
                  "zhou_fig6.png", "zhou_table2.csv", "zhou_table3.csv", "zhou_corollary1.png",
                  "robin_fig1.png", "robin_fig2.png", "robin_fig3_5.png", "robin_fig8.png", "robin_fig6_7_9.png",
-                 "robin_table2.csv", "robin_table2.md", "robin_theory.png"):
+                 "robin_table2.csv", "robin_table2.md", "robin_theory.png", "pulse_fig1.png", "pulse_fig2.png",
+                 "pulse_fig3.png", "pulse_cv.csv", "pulse_budget95.csv"):
         assert (fig / name).stat().st_size > 0, name
     claims = ledger.read(fig / "claims.csv")
     assert len(claims) >= 30
     assert any(c.claim.startswith("robin-") for c in claims)
+    assert any(c.claim.startswith("pulse-") for c in claims)
     assert {c.verdict for c in claims} <= set(ledger.VERDICTS)
     assert all(c.evidence.startswith("[") for c in claims)

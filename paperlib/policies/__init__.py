@@ -13,6 +13,7 @@ from .base import (
 )
 from .baselines import FilledSubset, RowMeanImputation
 from .lrf import LowRankEnsemble
+from .pulse import PULSE, NaivePooling, UCBEBackbone
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
@@ -23,6 +24,9 @@ METHODS: dict[str, type[Policy]] = {
     "row-mean": RowMeanImputation,
     "filled-subset": FilledSubset,
     "lrf": LRF,
+    "pulse": PULSE,
+    "naive-pooling": NaivePooling,
+    "ucbe-batch": UCBEBackbone,
 }
 
 LABELS = {
@@ -32,6 +36,9 @@ LABELS = {
     "row-mean": "Row Mean Imputation",
     "filled-subset": "Filled Subset",
     "lrf": "LRF",
+    "pulse": "PULSE",
+    "naive-pooling": "Naive-Pooling",
+    "ucbe-batch": "UCB-E (batched, PULSE backbone)",
 }
 
 

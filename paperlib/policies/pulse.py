@@ -1,0 +1,208 @@
+"""PULSE (Tolochinsky et al. 2026, Algorithm 1) and its two baselines on the same UCB-E backbone.
+
+Rows are models (the paper's m), columns examples (the paper's n). Every method pulls T0 batches of
+B examples per model first, then repeatedly picks ``argmax_i mu_hat_i + sqrt(a / |O_i|)`` over
+models not yet fully observed and evaluates B of its unobserved examples, drawn uniformly without
+replacement (a random example order per repetition and model, consumed in order). The methods
+differ only in mu_hat:
+
+* ``dr`` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
+  form: Z = sum_{j in B_t} (S_ij - lambda S_hat_ij) / pi, pi = |B_t| / |U_i|), with the
+  predictable lambda of Step 3 and predictions sigmoid(u_i . v_j) refitted every ``refit_every``
+  steps with V frozen (Step 1).
+* ``obs`` (UCB-E): the observation-only mean (Eq. 4).
+* ``pooled`` (Naive-Pooling): (sum_{O_i} S_ij + sum_{U_i} S_hat_ij) / n with current predictions.
+
+The T0 warm-up batches form the first one-step estimator of every model (lambda = 0, so it equals
+the warm-up mean). If the model picked by a repetition has fewer than B unobserved examples left,
+the step's batch is cut to that number in every repetition (all repetitions spend equal budgets).
+Selection ties use their own generator, so reading ``best()`` at checkpoints does not change a run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..device import make_generator
+from ..pulse.lowrank import refit_rows_sparse
+from .base import Policy, random_argmax
+
+ESTIMATORS = ("dr", "obs", "pooled")
+
+
+def predictable_lambda(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, z_bar):
+    """lambda_hat of Step 3: clip(1 - (sum_U S_hat) Z_bar / (|U| sum_U S_hat^2), 0, 1).
+
+    Uses only quantities known before the new scores are drawn (predictions, the unobserved
+    set and past corrections Z_bar); 0 where sum_U S_hat^2 = 0.
+    """
+    denom = n_unobs * s_hat_unobs_sq_sum
+    raw = 1.0 - s_hat_unobs_sum * z_bar / torch.where(denom > 0, denom, torch.ones_like(denom))
+    return torch.where(denom > 0, raw.clamp(0.0, 1.0), torch.zeros_like(raw))
+
+
+class PULSE(Policy):
+    """Algorithm 1 (``estimator="dr"``) and its baselines (``"obs"`` = UCB-E, ``"pooled"`` = Naive-Pooling).
+
+    Parameters
+    ----------
+    v : array (m, r)
+        Frozen example factors V from the train split (Stage 1); needed by ``dr`` and ``pooled``.
+    batch_size : int
+        B, examples per step (paper: 64).
+    t0 : int
+        T0, warm-up batches per model (paper: 1).
+    a : float
+        Exploration parameter (paper: 1).
+    refit_every : int
+        tau, bandit steps between refits of U (paper: 1,000).
+    lam, init_lr, init_steps, loop_lr, loop_steps
+        Refit hyperparameters (paper, Appendix C.1: lambda 0.01; 50 steps at 0.01 after the warm-up;
+        10 steps at 0.1 in the loop).
+    """
+
+    name = "pulse"
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, estimator="dr", batch_size=64, t0=1,
+                 a=1.0, refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10):
+        super().__init__(n, m, budget, reps, seed, device)
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        if batch_size < 1 or t0 < 1 or refit_every < 1:
+            raise ValueError("batch_size, t0 and refit_every must be >= 1")
+        if a < 0:
+            raise ValueError(f"a must be >= 0, got {a}")
+        self.B, self.t0, self.a, self.estimator = int(batch_size), int(t0), float(a), estimator
+        self.warm = self.B * self.t0
+        if self.warm > m:
+            raise ValueError(f"T0 * B = {self.warm} exceeds the {m} examples per model")
+        if self.warm * n > self.budget:
+            raise ValueError(f"the warm-up needs n * T0 * B = {self.warm * n} calls, more than the budget {self.budget}")
+        if estimator != "obs":
+            if v is None:
+                raise ValueError(f"estimator {estimator!r} needs the frozen example factors V (fit them on a train split)")
+            V = torch.as_tensor(np.asarray(v), dtype=torch.float32, device=self.device)
+            if V.ndim != 2 or V.shape[0] != m:
+                raise ValueError(f"V has shape {tuple(V.shape)}; it must be (examples, rank) with {m} examples: "
+                                 "train and test must have the same columns")
+            self.V = V
+            self.U = torch.zeros(reps, n, V.shape[1], device=self.device)
+        self.refit_every, self.lam = int(refit_every), float(lam)
+        self.init_lr, self.init_steps, self.loop_lr, self.loop_steps = init_lr, int(init_steps), loop_lr, int(loop_steps)
+        R = reps
+        keys = torch.rand(R, n, m, generator=self.gen, device=self.device)
+        self.col_order = torch.argsort(keys, dim=2).to(torch.int32)
+        del keys
+        self.mask = torch.zeros(R, n, m, dtype=torch.bool, device=self.device)
+        z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
+        self.cnt, self.sum_obs, self.theta_sum, self.n_theta, self.z_sum = z.clone(), z.clone(), z.clone(), z.clone(), z.clone()
+        self.unobs_pred = z.clone()
+        self.obs_rows = torch.empty(R, self.budget, dtype=torch.long, device=self.device)
+        self.obs_cols = torch.empty(R, self.budget, dtype=torch.long, device=self.device)
+        self.obs_vals = torch.empty(R, self.budget, device=self.device)
+        self.step = 0
+        self._pick = None
+        self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
+        self.sel_gen = make_generator(seed + 7919, self.device)
+
+    # ------------------------------------------------------------------ protocol
+    def next_batch_size(self) -> int:
+        return self.warm * self.n if self.spent == 0 else self.B
+
+    def _select(self, k):
+        R, r = self.reps, self._rep_index
+        if self.spent == 0:
+            if k < self.warm * self.n:
+                raise ValueError(f"the first checkpoint must cover the warm-up of {self.warm * self.n} calls, got {k}")
+            rows = torch.arange(self.n, device=self.device).repeat_interleave(self.warm).expand(R, -1)
+            cols = self.col_order[:, :, : self.warm].reshape(R, -1).long()
+            return rows, cols
+        self.step += 1
+        if self.estimator != "obs" and self.step % self.refit_every == 0:
+            self._refit(self.loop_lr, self.loop_steps)
+        index = self.estimate() + torch.sqrt(self.a / self.cnt.clamp(min=1))
+        index = torch.where(self.cnt >= self.m, torch.full_like(index, -torch.inf), index)
+        pick = random_argmax(index, self.sel_gen)
+        left = (self.m - self.cnt[r, pick]).min()
+        k = int(min(k, left.item()))
+        pos = self.cnt[r, pick].long()[:, None] + torch.arange(k, device=self.device)
+        cols = self.col_order[r[:, None], pick[:, None], pos].long()
+        self._pick = pick
+        return pick[:, None].expand(R, k), cols
+
+    def _update(self, rows, cols, scores):
+        r = self._rep_index
+        k0 = rows.shape[1]
+        sl = slice(self.spent, self.spent + k0)
+        self.obs_rows[:, sl], self.obs_cols[:, sl], self.obs_vals[:, sl] = rows, cols, scores
+        if self.spent == 0:
+            self.mask[r[:, None], rows, cols] = True
+            s = scores.reshape(self.reps, self.n, self.warm).double().sum(2)
+            self.sum_obs += s
+            self.cnt += self.warm
+            self.theta_sum += s / self.warm
+            self.n_theta += 1
+            self.z_sum += s * self.m / self.warm
+            if self.estimator != "obs":
+                self._refit(self.init_lr, self.init_steps)
+            return
+        pick, k = self._pick, cols.shape[1]
+        sb = scores.double().sum(1)
+        if self.estimator != "obs":
+            pred = torch.sigmoid(self.U[r, pick] @ self.V.T).double()
+            unobs = ~self.mask[r, pick]
+            n_u = unobs.sum(1).double()
+            su = (pred * unobs).sum(1)
+            su2 = (pred.square() * unobs).sum(1)
+            pb = pred.gather(1, cols).sum(1)
+            if self.estimator == "dr":
+                z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
+                lam_t = predictable_lambda(su, su2, n_u, z_bar)
+                Z = (sb - lam_t * pb) * n_u / k
+                theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
+                self.theta_sum[r, pick] += theta
+                self.n_theta[r, pick] += 1
+                self.z_sum[r, pick] += Z
+                self.last_lambda = lam_t
+            else:
+                self.unobs_pred[r, pick] -= pb
+        self.mask[r[:, None], rows, cols] = True
+        self.sum_obs[r, pick] += sb
+        self.cnt[r, pick] += k
+
+    def _refit(self, lr, steps):
+        c = self.spent + (self.warm * self.n if self.spent == 0 else 0)
+        self.U = refit_rows_sparse(self.U, self.V, self.obs_rows[:, :c], self.obs_cols[:, :c], self.obs_vals[:, :c],
+                                   self.lam, lr, steps)
+        if self.estimator == "pooled":
+            pred = torch.sigmoid(self.U @ self.V.T)
+            self.unobs_pred = (pred * ~self.mask).sum(2).double()
+
+    def estimate(self):
+        if self.estimator == "obs":
+            return self.sum_obs / self.cnt.clamp(min=1)
+        if self.estimator == "pooled":
+            return (self.sum_obs + self.unobs_pred) / self.m
+        return self.theta_sum / self.n_theta.clamp(min=1)
+
+
+class UCBEBackbone(PULSE):
+    """UCB-E on PULSE's backbone (batches of B, T0 warm-up, observation-only mean, Eq. 4)."""
+
+    name = "ucbe-batch"
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
+        kw.pop("estimator", None)
+        kw.pop("v", None)
+        super().__init__(n, m, budget, reps, seed, device, estimator="obs", **kw)
+
+
+class NaivePooling(PULSE):
+    """Naive-Pooling: UCB-E with mu_hat = (sum_O S + sum_U S_hat) / n (predictions as ground truth)."""
+
+    name = "naive-pooling"
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
+        kw.pop("estimator", None)
+        super().__init__(n, m, budget, reps, seed, device, estimator="pooled", **kw)

@@ -1,0 +1,145 @@
+"""Step 1 of PULSE: the low-rank logistic model of Eq. (1), batched over repetitions.
+
+P(S_ij = 1) = sigmoid(u_i . v_j), fitted by minimising
+
+    L(U, V) = (1/|Omega|) sum_{(i,j) in Omega} BCE(S_ij, sigmoid(u_i . v_j)) + lam / (2 (m + n)) (||U||^2 + ||V||^2)
+
+with full-batch Adam (the paper uses AdamW with mini-batches; the L2 term here is the one written in
+Eq. 1, and ``steps`` counts full-batch steps). Scores in [0, 1] are allowed (BCE with soft labels).
+Rows are models, columns examples (the paper's m models x n examples).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+@dataclass(frozen=True)
+class FitConfig:
+    rank: int = 8
+    lam: float = 0.01
+    lr: float = 0.01
+    steps: int = 300
+
+    def __post_init__(self):
+        if self.rank < 1 or self.lam < 0 or self.lr <= 0 or self.steps < 1:
+            raise ValueError(f"invalid low-rank fit configuration {self}")
+
+
+def _adam(params, grads, state, lr, t, b1=0.9, b2=0.999, eps=1e-8):
+    for p, g, (m, v) in zip(params, grads, state, strict=True):
+        m.mul_(b1).add_(g, alpha=1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        mh = m / (1 - b1**t)
+        vh = v / (1 - b2**t)
+        p.sub_(lr * mh / (vh.sqrt() + eps))
+
+
+def bce(values: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """Elementwise BCE(S, sigmoid(logits)) computed stably from the logits."""
+    return torch.nn.functional.binary_cross_entropy_with_logits(logits, values, reduction="none")
+
+
+def fit_factors(values, mask=None, cfg: FitConfig = FitConfig(), seed: int = 0, device=None):
+    """Fit (U, V) on one matrix (Stage 1 on the train split). Returns float32 tensors (n_rows, r), (n_cols, r)."""
+    X = torch.tensor(np.asarray(values, dtype=np.float32), device=device)
+    if X.ndim != 2 or X.numel() == 0:
+        raise ValueError(f"train matrix must be a non-empty 2-d array, got shape {tuple(X.shape)}")
+    if torch.isnan(X).any() and mask is None:
+        raise ValueError("train matrix has NaN; pass a mask of observed entries")
+    M = torch.ones_like(X) if mask is None else torch.as_tensor(np.asarray(mask), dtype=torch.float32, device=X.device)
+    X = torch.nan_to_num(X) * M
+    n, m = X.shape
+    g = torch.Generator(device=X.device).manual_seed(seed)
+    U = 0.1 * torch.randn(n, cfg.rank, generator=g, device=X.device)
+    V = 0.1 * torch.randn(m, cfg.rank, generator=g, device=X.device)
+    state = [(torch.zeros_like(U), torch.zeros_like(U)), (torch.zeros_like(V), torch.zeros_like(V))]
+    n_obs = M.sum().clamp(min=1)
+    c = cfg.lam / (n + m)
+    for t in range(1, cfg.steps + 1):
+        R = (torch.sigmoid(U @ V.T) - X) * M / n_obs
+        gU = R @ V + c * U
+        gV = R.T @ U + c * V
+        _adam([U, V], [gU, gV], state, cfg.lr, t)
+    return U, V
+
+
+def objective(values, mask, U, V, lam) -> float:
+    """Eq. (1) for one matrix (for tests and diagnostics)."""
+    X = torch.as_tensor(np.asarray(values), dtype=torch.float32)
+    M = torch.as_tensor(np.asarray(mask), dtype=torch.float32)
+    n, m = X.shape
+    loss = (bce(X, U @ V.T) * M).sum() / M.sum()
+    return float(loss + lam / (2 * (n + m)) * (U.square().sum() + V.square().sum()))
+
+
+def refit_rows(U, V, values, mask, lam: float, lr: float, steps: int):
+    """Refit U (R, n, r) with V (m, r) frozen on observed entries (R, n, m); warm start from U.
+
+    The objective is Eq. (1) for each repetition (|Omega| counts that repetition's observations;
+    the V penalty is a constant). Fresh Adam moments at every refit.
+    """
+    n, m = values.shape[1], values.shape[2]
+    Mf = mask.to(values.dtype)
+    n_obs = Mf.sum(dim=(1, 2)).clamp(min=1)[:, None, None]
+    c = lam / (n + m)
+    U = U.clone()
+    state = [(torch.zeros_like(U), torch.zeros_like(U))]
+    for t in range(1, steps + 1):
+        R = (torch.sigmoid(U @ V.T) - values) * Mf / n_obs
+        _adam([U], [R @ V + c * U], state, lr, t)
+    return U
+
+
+def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int):
+    """:func:`refit_rows` on the list of observed entries: ``rows, cols, vals`` are (R, c).
+
+    Same objective and updates as the dense version, at cost R * c * r per step instead of
+    R * n * m * r (c = observed entries per repetition, the same in every repetition).
+    """
+    R, n, r = U.shape
+    m = V.shape[0]
+    c = rows.shape[1]
+    Vc = V[cols]
+    flat = (torch.arange(R, device=U.device)[:, None] * n + rows).reshape(-1)
+    pen = lam / (n + m)
+    U = U.clone()
+    state = [(torch.zeros_like(U), torch.zeros_like(U))]
+    for t in range(1, steps + 1):
+        Uc = U.reshape(R * n, r)[flat].reshape(R, c, r)
+        res = (torch.sigmoid((Uc * Vc).sum(-1)) - vals) / c
+        g = torch.zeros(R * n, r, device=U.device, dtype=U.dtype)
+        g.index_add_(0, flat, (res[..., None] * Vc).reshape(-1, r))
+        _adam([U], [g.reshape(R, n, r) + pen * U], state, lr, t)
+    return U
+
+
+def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0, device=None) -> tuple[FitConfig, list[dict]]:
+    """5-fold cross-validation over entries with the 1-SE rule.
+
+    Each configuration is fitted on 4/5 of the entries and scored by mean BCE on the held-out
+    fifth. Among configurations whose mean loss is within one standard error of the best, the most
+    parsimonious (smallest rank, then largest lambda, then fewest steps) is chosen.
+    """
+    X = np.asarray(values, dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    fold = rng.integers(0, folds, size=X.shape)
+    rows = []
+    for cfg in grid:
+        losses = []
+        for k in range(folds):
+            train = (fold != k).astype(np.float32)
+            U, V = fit_factors(X, train, cfg, seed=seed + k, device=device)
+            held = torch.as_tensor(fold == k, device=U.device)
+            lk = bce(torch.as_tensor(X, device=U.device), U @ V.T)[held].mean()
+            losses.append(float(lk))
+        rows.append({"rank": cfg.rank, "lam": cfg.lam, "lr": cfg.lr, "steps": cfg.steps,
+                     "cv_loss": float(np.mean(losses)), "cv_se": float(np.std(losses, ddof=1) / math.sqrt(folds))})
+    best = min(rows, key=lambda r: r["cv_loss"])
+    ok = [r for r in rows if r["cv_loss"] <= best["cv_loss"] + best["cv_se"]]
+    pick = min(ok, key=lambda r: (r["rank"], -r["lam"], r["steps"]))
+    return FitConfig(pick["rank"], pick["lam"], pick["lr"], pick["steps"]), rows

@@ -1,0 +1,191 @@
+"""PULSE: estimators on hand-computed cases, the lambda rule, refits, the policy, pools, CLI, theorem checkers."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from paperlib.cli import main as cli_main
+from paperlib.data.matrix import ScoreMatrix
+from paperlib.policies import make_policy
+from paperlib.policies.pulse import predictable_lambda
+from paperlib.pulse.data import PoolBuildError, build_pool, make_pool, split_models
+from paperlib.pulse.lowrank import FitConfig, fit_factors, objective, refit_rows, refit_rows_sparse
+from paperlib.simulate import simulate
+from paperlib.stats import clopper_pearson
+from paperlib.theory import pulse as T
+
+
+def toy(n=80, m=200, r=3, seed=0):
+    rng = np.random.default_rng(seed)
+    U, V = rng.normal(0, 1, (n, r)), rng.normal(0, 1, (m, r))
+    return (rng.random((n, m)) < 1 / (1 + np.exp(-U @ V.T))).astype(np.float32)
+
+
+def test_one_step_estimator_hand_computed():
+    # n = 4, S = (1, 0, 1, 1), example 0 observed, predictions 0.5, lambda = 1:
+    # theta(j) = (1 + 1.5 + (S_j - 0.5) * 3) / 4 = 0.25, 1.0, 1.0 for j = 1, 2, 3; mean 0.75 = mu.
+    th = T.theta_all([1, 0, 1, 1], [0.5] * 4, [True, False, False, False], 1.0)
+    np.testing.assert_allclose(th, [0.25, 1.0, 1.0])
+    assert th.mean() == pytest.approx(0.75)
+    # lambda = 0 gives the inverse-probability (observation) estimator: (1 + 3 S_j) / 4
+    np.testing.assert_allclose(T.theta_all([1, 0, 1, 1], [0.5] * 4, [True, False, False, False], 0.0), [0.25, 1.0, 1.0])
+
+
+def test_predictable_lambda_clipping():
+    t = lambda *a: torch.tensor(a, dtype=torch.float64)  # noqa: E731
+    # 1 - (sum S_hat) Z_bar / (|U| sum S_hat^2): 1 - 5 * 2 / (10 * 2.5) = 0.6
+    assert predictable_lambda(t(5.0), t(2.5), t(10.0), t(2.0)).item() == pytest.approx(0.6)
+    assert predictable_lambda(t(5.0), t(2.5), t(10.0), t(10.0)).item() == 0.0   # clipped below
+    assert predictable_lambda(t(5.0), t(2.5), t(10.0), t(-3.0)).item() == 1.0   # clipped above
+    assert predictable_lambda(t(0.0), t(0.0), t(10.0), t(1.0)).item() == 0.0    # no predictions
+
+
+def test_lambda_does_not_read_the_scores_it_weights():
+    S = toy(20, 120)
+    _, V = fit_factors(S[:10], cfg=FitConfig(rank=2, steps=50))
+    lams = []
+    for fill in (0.0, 1.0):
+        pol = make_policy("pulse", 10, 120, 10 * 8 + 40, reps=1, seed=3, v=V.numpy(), batch_size=8, refit_every=1000)
+        req = pol.ask()
+        pol.tell(req, torch.tensor(S[10:][req.rows[0], req.cols[0]])[None])
+        req = pol.ask()
+        pol.tell(req, torch.full((1, req.size), fill))
+        lams.append(pol.last_lambda.item())
+    assert lams[0] == lams[1]
+
+
+def test_refit_warm_start_and_sparse_equals_dense():
+    rng = torch.Generator().manual_seed(0)
+    V = torch.randn(30, 3, generator=rng)
+    mask = torch.rand(2, 6, 30, generator=rng) < 0.4
+    mask[1] = mask[0]
+    vals = (torch.rand(2, 6, 30, generator=rng) < 0.5).float()
+    U0 = torch.randn(2, 6, 3, generator=rng)
+    one = refit_rows(U0, V, vals * mask, mask, 0.01, 0.05, 1)
+    assert (one - U0).abs().max() <= 0.05 + 1e-6   # Adam's first step moves each coordinate by at most lr
+    idx = mask[0].nonzero()
+    rows, cols = idx[:, 0].expand(2, -1), idx[:, 1].expand(2, -1)
+    v = vals[torch.arange(2)[:, None], rows, cols]
+    dense = refit_rows(U0, V, vals * mask, mask, 0.01, 0.05, 25)
+    sparse = refit_rows_sparse(U0, V, rows, cols, v, 0.01, 0.05, 25)
+    torch.testing.assert_close(dense, sparse, rtol=1e-5, atol=1e-6)
+
+
+def test_fit_lowers_the_objective_and_rejects_bad_input():
+    S = toy(40, 100)
+    cfg = FitConfig(rank=3, lam=0.01, lr=0.05, steps=200)
+    U, V = fit_factors(S, cfg=cfg)
+    U0, V0 = fit_factors(S, cfg=FitConfig(rank=3, lam=0.01, lr=1e-9, steps=1))
+    M = np.ones_like(S)
+    assert objective(S, M, U, V, 0.01) < objective(S, M, U0, V0, 0.01) - 0.05
+    with pytest.raises(ValueError, match="non-empty"):
+        fit_factors(np.zeros((0, 5)))
+    with pytest.raises(ValueError):
+        FitConfig(rank=0)
+
+
+@pytest.mark.parametrize("method", ["pulse", "naive-pooling", "ucbe-batch"])
+def test_policy_spends_budget_exactly_never_repeats(method):
+    S = toy(30, 150)
+    _, V = fit_factors(S[:15], cfg=FitConfig(rank=2, steps=50))
+    kw = {} if method == "ucbe-batch" else {"v": V.numpy(), "refit_every": 5}
+    mat = ScoreMatrix.from_array(S[15:], name="t", kind="synthetic")
+    res = simulate(method, mat, [15 * 8, 600, 1111], reps=3, seed=0, progress=False, batch_size=8, **kw)
+    pol = make_policy(method, 15, 150, 1111, reps=3, seed=0, batch_size=8, **kw)
+    Sm = torch.tensor(S[15:])
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, Sm[req.rows, req.cols])
+    assert (pol.mask.sum(dim=(1, 2)) == 1111).all()
+    assert (pol.cnt == pol.mask.sum(2)).all()
+    np.testing.assert_allclose(res.estimates[-1], pol.estimate().numpy(), rtol=1e-5)
+    if method == "ucbe-batch":
+        obs_mean = (Sm * pol.mask).sum(2) / pol.mask.sum(2)
+        torch.testing.assert_close(pol.estimate().float(), obs_mean)
+
+
+def test_policy_bad_input():
+    with pytest.raises(ValueError, match="exceeds the"):
+        make_policy("ucbe-batch", 5, 10, 100, batch_size=8, t0=2)
+    with pytest.raises(ValueError, match="warm-up"):
+        make_policy("ucbe-batch", 5, 100, 30, batch_size=8)
+    with pytest.raises(ValueError, match="same columns"):
+        make_policy("pulse", 5, 100, 200, v=np.zeros((90, 2)), batch_size=8)
+    with pytest.raises(ValueError, match="needs the frozen"):
+        make_policy("pulse", 5, 100, 200, batch_size=8)
+
+
+def test_pool_builder():
+    means = np.array([0.70, 0.69, 0.68, 0.675, 0.6, 0.5, 0.4])
+    idx = build_pool(means, 5, 0.02, tol=0.002)
+    assert idx[0] == 0 and means[idx[1]] == pytest.approx(0.68)
+    assert np.all(means[idx[2:]] < means[idx[1]]) and len(idx) == 5
+    with pytest.raises(PoolBuildError, match="no test model"):
+        build_pool(means, 5, 0.05, tol=0.002)
+    with pytest.raises(PoolBuildError, match="below the second"):
+        build_pool(means, 7, 0.02, tol=0.002)
+    with pytest.raises(ValueError, match="at least 4"):
+        split_models(3, 0)
+    S = toy(200, 300, seed=2)
+    inst = make_pool(S, "t", "synthetic", 20, 0.03, seed=0, tol=0.004)
+    assert abs(inst.test.meta["realised_gap"] - 0.03) <= 0.004 and inst.test.shape == (20, 300)
+    assert inst.train.shape[1] == 300 and inst.test.meta["split_seed"] == inst.seed
+
+
+def test_cli_pulse(tmp_path, capsys):
+    S = toy(60, 200)
+    np.savez(tmp_path / "tr.npz", scores=S[:30])
+    np.savez(tmp_path / "te.npz", scores=S[30:])
+    np.savez(tmp_path / "bad.npz", scores=S[:30, :150])
+    out = tmp_path / "o.json"
+    rc = cli_main(["simulate", "--method", "pulse", "--scores", str(tmp_path / "te.npz"), "--train",
+                   str(tmp_path / "tr.npz"), "--budget-frac", "0.2", "--batch-size", "8", "--reps", "2",
+                   "--refit-every", "10", "--fit-steps", "50", "--json", str(out), "--quiet"])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["method"] == "pulse" and len(d["best"]) == 2 and d["budget"] == 1200
+    for extra, msg in ((["--train", str(tmp_path / "bad.npz")], "different numbers of columns"), ([], "exactly one of")):
+        rc = cli_main(["simulate", "--method", "pulse", "--scores", str(tmp_path / "te.npz"), "--budget-frac", "0.2",
+                       "--json", str(out), *extra])
+        assert rc == 2 and msg in capsys.readouterr().err
+
+
+def test_lemma1_and_lemmas_5_6_exact():
+    assert T.check_lemma1_exact(300)["max_abs_error"] < 1e-12
+    out = T.check_lemma5_6(300)
+    assert out["lemma5_max_excess"] <= 1e-12 and out["lemma6_max_rel_error"] < 1e-9
+
+
+def test_lemma2_identity_at_oracle_lambda():
+    rng = np.random.default_rng(1)
+    S = (rng.random(100) < 0.5).astype(float)
+    r = T.check_lemma2(S, "informative", K=20, reps=30)
+    assert r["star_within_bound"] == 1.0
+
+
+@pytest.mark.slow
+def test_theorem1_interval_coverage_and_lemma1_monte_carlo():
+    rng = np.random.default_rng(2)
+    S = (rng.random(200) < 0.6).astype(float)
+    for kind in ("informative", "uninformative", "biased"):
+        t = T.check_theorem1(S, kind, K=40, reps=1500, delta=0.1, seed=3)
+        k = int(round(t["cover_oracle"] * 1500))
+        assert clopper_pearson(k, 1500)[1] >= 0.9, kind
+        assert t["tail_ok"], kind
+    mc = T.lemma1_monte_carlo(20000, seed=4)
+    assert abs(mc["z"]) < 4.0
+
+
+@pytest.mark.slow
+def test_pulse_beats_naive_pooling_with_biased_refits_on_easy_pool():
+    S = toy(400, 400, r=4, seed=5)
+    inst = make_pool(S, "t", "synthetic", 60, None, seed=0)
+    _, V = fit_factors(inst.train, cfg=FitConfig(rank=4, lam=0.01, lr=0.05, steps=200))
+    bs = [60 * 8 + 3000]
+    acc = {}
+    for meth in ("pulse", "ucbe-batch"):
+        kw = {} if meth == "ucbe-batch" else {"v": V.numpy(), "refit_every": 50}
+        acc[meth] = simulate(meth, inst.test, bs, reps=40, seed=1, progress=False, batch_size=8, **kw).precision()[-1]
+    assert acc["pulse"] >= acc["ucbe-batch"] - 0.25
