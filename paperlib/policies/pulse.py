@@ -92,7 +92,7 @@ class PULSE(Policy):
         self.init_lr, self.init_steps, self.loop_lr, self.loop_steps = init_lr, int(init_steps), loop_lr, int(loop_steps)
         R = reps
         keys = torch.rand(R, n, m, generator=self.gen, device=self.device)
-        self.col_order = torch.argsort(keys, dim=2).to(torch.int32)
+        self.col_order = torch.argsort(keys, dim=2).to(torch.int16 if m < 2**15 else torch.int32)
         del keys
         self.mask = torch.zeros(R, n, m, dtype=torch.bool, device=self.device)
         z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
