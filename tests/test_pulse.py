@@ -189,3 +189,18 @@ def test_pulse_beats_naive_pooling_with_biased_refits_on_easy_pool():
         kw = {} if meth == "ucbe-batch" else {"v": V.numpy(), "refit_every": 50}
         acc[meth] = simulate(meth, inst.test, bs, reps=40, seed=1, progress=False, batch_size=8, **kw).precision()[-1]
     assert acc["pulse"] >= acc["ucbe-batch"] - 0.25
+
+
+def test_unobserved_sampler_is_uniform_without_replacement():
+    from paperlib.policies.pulse import PULSE
+
+    pol = PULSE(1, 50, 50, reps=20000, seed=0, estimator="obs", batch_size=3, t0=1)
+    pol.mask[:, 0, :40] = True
+    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 3).numpy()
+    assert (c >= 40).all() and all(len(set(x)) == 3 for x in c)
+    freq = np.bincount(c.ravel(), minlength=50)[40:] / c.size
+    # each of the 10 unobserved examples has inclusion share 1/10; 5 binomial standard errors
+    assert np.abs(freq - 0.1).max() < 5 * np.sqrt(0.1 * 0.9 / c.size)
+    pol.mask[:, 0, :48] = True   # fewer candidates than draws: the fallback path
+    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 2).numpy()
+    assert (np.sort(c, axis=1) == [48, 49]).all()

@@ -3,7 +3,7 @@
 Rows are models (the paper's m), columns examples (the paper's n). Every method pulls T0 batches of
 B examples per model first, then repeatedly picks ``argmax_i mu_hat_i + sqrt(a / |O_i|)`` over
 models not yet fully observed and evaluates B of its unobserved examples, drawn uniformly without
-replacement (a random example order per repetition and model, consumed in order). The methods
+replacement (sequential rejection sampling, :meth:`PULSE._sample_unobserved`). The methods
 differ only in mu_hat:
 
 * ``dr`` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
@@ -91,9 +91,6 @@ class PULSE(Policy):
         self.refit_every, self.lam = int(refit_every), float(lam)
         self.init_lr, self.init_steps, self.loop_lr, self.loop_steps = init_lr, int(init_steps), loop_lr, int(loop_steps)
         R = reps
-        keys = torch.rand(R, n, m, generator=self.gen, device=self.device)
-        self.col_order = torch.argsort(keys, dim=2).to(torch.int16 if m < 2**15 else torch.int32)
-        del keys
         self.mask = torch.zeros(R, n, m, dtype=torch.bool, device=self.device)
         z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
         self.cnt, self.sum_obs, self.theta_sum, self.n_theta, self.z_sum = z.clone(), z.clone(), z.clone(), z.clone(), z.clone()
@@ -116,8 +113,11 @@ class PULSE(Policy):
             if k < self.warm * self.n:
                 raise ValueError(f"the first checkpoint must cover the warm-up of {self.warm * self.n} calls, got {k}")
             rows = torch.arange(self.n, device=self.device).repeat_interleave(self.warm).expand(R, -1)
-            cols = self.col_order[:, :, : self.warm].reshape(R, -1).long()
-            return rows, cols
+            cols = torch.empty(R, self.n, self.warm, dtype=torch.long, device=self.device)
+            for i in range(0, self.n, 256):
+                keys = torch.rand(R, min(256, self.n - i), self.m, generator=self.sel_gen, device=self.device)
+                cols[:, i : i + 256] = keys.topk(self.warm, dim=2).indices
+            return rows, cols.reshape(R, -1)
         self.step += 1
         if self.estimator != "obs" and self.step % self.refit_every == 0:
             self._refit(self.loop_lr, self.loop_steps)
@@ -126,10 +126,34 @@ class PULSE(Policy):
         pick = random_argmax(index, self.sel_gen)
         left = (self.m - self.cnt[r, pick]).min()
         k = int(min(k, left.item()))
-        pos = self.cnt[r, pick].long()[:, None] + torch.arange(k, device=self.device)
-        cols = self.col_order[r[:, None], pick[:, None], pos].long()
+        cols = self._sample_unobserved(pick, k)
         self._pick = pick
         return pick[:, None].expand(R, k), cols
+
+    def _sample_unobserved(self, pick, k):
+        """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones.
+
+        Sequential rejection: draw 4k columns uniformly with replacement, keep the first k that are
+        unobserved and not drawn before (an exact uniform k-subset); repetitions with fewer than k
+        such draws fall back to the k largest of fresh uniform keys over the unobserved examples.
+        """
+        R, r = self.reps, self._rep_index
+        row_mask = self.mask[r, pick]
+        L = 4 * k
+        cand = torch.randint(self.m, (R, L), generator=self.sel_gen, device=self.device)
+        srt, order = torch.sort(cand, dim=1, stable=True)
+        first_sorted = torch.ones_like(srt, dtype=torch.bool)
+        first_sorted[:, 1:] = srt[:, 1:] != srt[:, :-1]
+        first = torch.empty_like(first_sorted).scatter_(1, order, first_sorted)
+        valid = first & ~row_mask.gather(1, cand)
+        ok = valid.sum(1) >= k
+        pos = torch.arange(L, device=self.device).expand(R, L)
+        take = torch.sort(torch.where(valid, pos, pos + L), dim=1).values[:, :k] % L
+        cols = cand.gather(1, take)
+        if not bool(ok.all()):
+            keys = torch.rand(R, self.m, generator=self.sel_gen, device=self.device).masked_fill(row_mask, -1.0)
+            cols = torch.where(ok[:, None], cols, keys.topk(k, dim=1).indices)
+        return cols
 
     def _update(self, rows, cols, scores):
         r = self._rep_index
@@ -149,24 +173,25 @@ class PULSE(Policy):
             return
         pick, k = self._pick, cols.shape[1]
         sb = scores.double().sum(1)
-        if self.estimator != "obs":
+        if self.estimator == "pooled":
+            u = self.U[r, pick]
+            pb = torch.sigmoid((self.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
+            self.unobs_pred[r, pick] -= pb
+        elif self.estimator == "dr":
             pred = torch.sigmoid(self.U[r, pick] @ self.V.T).double()
             unobs = ~self.mask[r, pick]
             n_u = unobs.sum(1).double()
             su = (pred * unobs).sum(1)
             su2 = (pred.square() * unobs).sum(1)
             pb = pred.gather(1, cols).sum(1)
-            if self.estimator == "dr":
-                z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
-                lam_t = predictable_lambda(su, su2, n_u, z_bar)
-                Z = (sb - lam_t * pb) * n_u / k
-                theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
-                self.theta_sum[r, pick] += theta
-                self.n_theta[r, pick] += 1
-                self.z_sum[r, pick] += Z
-                self.last_lambda = lam_t
-            else:
-                self.unobs_pred[r, pick] -= pb
+            z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
+            lam_t = predictable_lambda(su, su2, n_u, z_bar)
+            Z = (sb - lam_t * pb) * n_u / k
+            theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
+            self.theta_sum[r, pick] += theta
+            self.n_theta[r, pick] += 1
+            self.z_sum[r, pick] += Z
+            self.last_lambda = lam_t
         self.mask[r[:, None], rows, cols] = True
         self.sum_obs[r, pick] += sb
         self.cnt[r, pick] += k
@@ -176,8 +201,16 @@ class PULSE(Policy):
         self.U = refit_rows_sparse(self.U, self.V, self.obs_rows[:, :c], self.obs_cols[:, :c], self.obs_vals[:, :c],
                                    self.lam, lr, steps)
         if self.estimator == "pooled":
-            pred = torch.sigmoid(self.U @ self.V.T)
-            self.unobs_pred = (pred * ~self.mask).sum(2).double()
+            total = torch.empty(self.reps, self.n, dtype=torch.float64, device=self.device)
+            for i in range(self.reps):
+                total[i] = torch.sigmoid_(self.U[i] @ self.V.T).sum(1).double()
+            R, r = self.reps, self.U.shape[2]
+            rows, cols = self.obs_rows[:, :c], self.obs_cols[:, :c]
+            flat = (self._rep_index[:, None] * self.n + rows).reshape(-1)
+            p_obs = torch.sigmoid((self.U.reshape(R * self.n, r)[flat].reshape(R, c, r) * self.V[cols]).sum(-1))
+            seen = torch.zeros(R * self.n, dtype=torch.float64, device=self.device)
+            seen.index_add_(0, flat, p_obs.reshape(-1).double())
+            self.unobs_pred = total - seen.reshape(R, self.n)
 
     def estimate(self):
         if self.estimator == "obs":
