@@ -202,8 +202,9 @@ class PULSE(Policy):
                                    self.lam, lr, steps)
         if self.estimator == "pooled":
             total = torch.empty(self.reps, self.n, dtype=torch.float64, device=self.device)
-            for i in range(self.reps):
-                total[i] = torch.sigmoid_(self.U[i] @ self.V.T).sum(1).double()
+            chunk = max(1, (1 << 26) // (self.n * self.m))  # bounds the (chunk, n, m) prediction block
+            for i in range(0, self.reps, chunk):
+                total[i : i + chunk] = torch.sigmoid_(self.U[i : i + chunk] @ self.V.T).sum(2).double()
             R, r = self.reps, self.U.shape[2]
             rows, cols = self.obs_rows[:, :c], self.obs_cols[:, :c]
             flat = (self._rep_index[:, None] * self.n + rows).reshape(-1)
