@@ -204,3 +204,16 @@ def test_unobserved_sampler_is_uniform_without_replacement():
     pol.mask[:, 0, :48] = True   # fewer candidates than draws: the fallback path
     c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 2).numpy()
     assert (np.sort(c, axis=1) == [48, 49]).all()
+
+
+def test_refit_repetitions_are_independent():
+    # chunking over repetitions relies on it: refitting R repetitions at once equals refitting slices
+    g = torch.Generator().manual_seed(0)
+    R, n, m, r, c = 5, 7, 30, 3, 40
+    U, V = torch.randn(R, n, r, generator=g), torch.randn(m, r, generator=g)
+    rows, cols = torch.randint(n, (R, c), generator=g), torch.randint(m, (R, c), generator=g)
+    vals = (torch.rand(R, c, generator=g) < 0.5).float()
+    whole = refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 10)
+    parts = torch.cat([refit_rows_sparse(U[i:i + 2], V, rows[i:i + 2], cols[i:i + 2], vals[i:i + 2], 0.01, 0.05, 10)
+                       for i in range(0, R, 2)])
+    torch.testing.assert_close(whole, parts, rtol=1e-5, atol=1e-6)

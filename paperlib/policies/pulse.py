@@ -95,8 +95,8 @@ class PULSE(Policy):
         z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
         self.cnt, self.sum_obs, self.theta_sum, self.n_theta, self.z_sum = z.clone(), z.clone(), z.clone(), z.clone(), z.clone()
         self.unobs_pred = z.clone()
-        self.obs_rows = torch.empty(R, self.budget, dtype=torch.long, device=self.device)
-        self.obs_cols = torch.empty(R, self.budget, dtype=torch.long, device=self.device)
+        self.obs_rows = torch.empty(R, self.budget, dtype=torch.int32, device=self.device)
+        self.obs_cols = torch.empty(R, self.budget, dtype=torch.int32, device=self.device)
         self.obs_vals = torch.empty(R, self.budget, device=self.device)
         self.step = 0
         self._pick = None
@@ -206,7 +206,7 @@ class PULSE(Policy):
             for i in range(0, self.reps, chunk):
                 total[i : i + chunk] = torch.sigmoid_(self.U[i : i + chunk] @ self.V.T).sum(2).double()
             R, r = self.reps, self.U.shape[2]
-            rows, cols = self.obs_rows[:, :c], self.obs_cols[:, :c]
+            rows, cols = self.obs_rows[:, :c].long(), self.obs_cols[:, :c].long()
             flat = (self._rep_index[:, None] * self.n + rows).reshape(-1)
             p_obs = torch.sigmoid((self.U.reshape(R * self.n, r)[flat].reshape(R, c, r) * self.V[cols]).sum(-1))
             seen = torch.zeros(R * self.n, dtype=torch.float64, device=self.device)

@@ -102,8 +102,13 @@ def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int)
     R * n * m * r (c = observed entries per repetition, the same in every repetition).
     """
     R, n, r = U.shape
-    m = V.shape[0]
     c = rows.shape[1]
+    chunk = max(1, (1 << 27) // max(1, c * r))  # repetitions are independent: bound the (chunk, c, r) gathers
+    if R > chunk:
+        return torch.cat([refit_rows_sparse(U[i : i + chunk], V, rows[i : i + chunk], cols[i : i + chunk],
+                                            vals[i : i + chunk], lam, lr, steps) for i in range(0, R, chunk)])
+    m = V.shape[0]
+    rows, cols = rows.long(), cols.long()
     Vc = V[cols]
     flat = (torch.arange(R, device=U.device)[:, None] * n + rows).reshape(-1)
     pen = lam / (n + m)
