@@ -13,22 +13,14 @@ reports wall time, time per run and the batching speed-up.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
 import torch
 
 from paperlib.data.matrix import ScoreMatrix
-from paperlib.device import get_device
+from paperlib.device import describe, get_device
 from paperlib.simulate import simulate
-
-
-def machine(dev: torch.device) -> str:
-    if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
 
 
 def main():
@@ -51,7 +43,7 @@ def main():
     S[best] = np.maximum(S[best], rng.random(args.questions) < 0.05)   # a best model about 0.03 ahead
     mat = ScoreMatrix.from_array(S, name="bench1-shape", kind="synthetic")
     budget = args.models * 64 + args.bandit
-    print(f"machine: {machine(dev)}; device: {dev}; torch {torch.__version__}")
+    print(f"machine: {describe(dev)}; device: {dev}; torch {torch.__version__}")
     print(f"pool {args.models} x {args.questions}, T = {budget:,} calls (batch 64, T0 = 1), refit every 1,000 steps")
     print(f"{'method':14s} {'R':>4s} {'wall s':>9s} {'s/run':>9s} {'speed-up':>8s} {'accuracy':>8s}")
     for meth in args.methods.split(","):

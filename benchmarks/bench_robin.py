@@ -11,13 +11,11 @@ and ROBIN build their whole query sequence at once; ROBIN-HOOD steps query by qu
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import torch
 
-from paperlib.device import get_device
+from paperlib.device import describe, get_device
 from paperlib.judge import run_judge, synthetic_judge
 
 CASES = [
@@ -28,10 +26,6 @@ CASES = [
 ]
 
 
-def machine(dev: torch.device) -> str:
-    if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
 
 
 def main():
@@ -43,7 +37,7 @@ def main():
     args = ap.parse_args()
     dev = get_device(args.device)
     judge = synthetic_judge("discrete", K=args.K, seed=0, device=dev)
-    print(f"machine: {machine(dev)}; device: {dev}; torch {torch.__version__}")
+    print(f"machine: {describe(dev)}; device: {dev}; torch {torch.__version__}")
     print(f"{'method':34s} {'K':>5s} {'B':>7s} {'R':>4s} {'wall s':>8s} {'s/run':>8s} {'speed-up':>8s} {'mean WCE':>8s}")
     for method, params in CASES:
         label = method + (f" (delta={params['delta']}, ucb={params['ucb']})" if params else "")

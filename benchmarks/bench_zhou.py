@@ -11,14 +11,12 @@ fits a 2-core machine; the table reports wall time, time per repetition and the 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import torch
 
 from paperlib.data import low_rank_logistic
-from paperlib.device import get_device
+from paperlib.device import describe, get_device
 from paperlib.simulate import simulate
 
 SIZES = {"alpaca": (57, 805), "bench1": (2212, 12032)}
@@ -29,10 +27,6 @@ CASES = {
 }
 
 
-def machine(dev: torch.device) -> str:
-    if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
 
 
 def main():
@@ -43,7 +37,7 @@ def main():
     ap.add_argument("--lrf-reps-bench1", default="1,4", help="UCB-E-LRF repetitions at Bench-1 size (about 0.6 GB of memory per repetition)")
     args = ap.parse_args()
     dev = get_device(args.device)
-    print(f"machine: {machine(dev)}; device: {dev}; torch {torch.__version__}")
+    print(f"machine: {describe(dev)}; device: {dev}; torch {torch.__version__}")
     print(f"{'size':8s} {'method':10s} {'n x m':>13s} {'budget':>9s} {'R':>4s} {'wall s':>8s} {'s/rep':>8s} {'speed-up':>8s}")
     for size in args.sizes.split(","):
         n, m = SIZES[size]

@@ -29,3 +29,13 @@ def make_generator(seed: int, device: torch.device) -> torch.Generator:
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     return gen
+
+
+def describe(dev: torch.device) -> str:
+    """One line naming the machine a benchmark ran on."""
+    import os
+    import platform
+
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"

@@ -28,6 +28,14 @@ class Claim:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
+def with_id(c: Claim, prefix: str) -> Claim:
+    """The row with ``claim`` = ``<prefix>-`` + a slug of its name; the name prefixes the statement."""
+    import re
+
+    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
+    return Claim(c.paper, f"{prefix}-{slug}", f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
+
+
 def write(claims: list[Claim], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -113,3 +113,10 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     assert any(c.claim.startswith("pulse-") for c in claims)
     assert {c.verdict for c in claims} <= set(ledger.VERDICTS)
     assert all(c.evidence.startswith("[") for c in claims)
+
+
+def test_ledger_with_id():
+    c = ledger.Claim("P", "Lemma 2 (allocation, Sec. 3)", "n_i >= 1", "[synthetic] x", "m", "holds")
+    d = ledger.with_id(c, "robin")
+    assert d.claim == "robin-lemma-2-allocation-sec-3"
+    assert d.statement == "Lemma 2 (allocation, Sec. 3): n_i >= 1" and d.verdict == "holds"

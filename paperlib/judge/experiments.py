@@ -8,13 +8,12 @@ scaled to each cell's item count with the paper's ratio (100,000 queries for 1,0
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..ledger import Claim
+from ..ledger import Claim, with_id
 from .judges import CategoricalJudge, PoolJudge, judge_from, synthetic_judge
 from .metrics import budget_to_match, human_correlations
 from .policies import warmup_rounds
@@ -33,10 +32,6 @@ ROBIN_REQUIRED = ("reps", "main_delta", "deltas", "ucb_forms", "budget_fracs", "
                   "llmrubric", "theory")
 
 
-def with_id(c: Claim) -> Claim:
-    """Ledger row with ``claim`` = ``robin-`` + a slug of the name; the name prefixes the statement."""
-    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
-    return Claim(c.paper, "robin-" + slug, f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
 
 
 def cell_names(cfg: dict) -> list[str]:
@@ -304,4 +299,4 @@ def claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | None = None) -
             "which is the plateau",
             "holds" if a.expected_starved.median() > b.expected_starved.median() else "fails",
         ))
-    return [with_id(c) for c in out]
+    return [with_id(c, "robin") for c in out]

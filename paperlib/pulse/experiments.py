@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy as np
@@ -10,7 +9,7 @@ import pandas as pd
 
 from .. import data as datasets
 from ..judge.metrics import budget_to_match
-from ..ledger import Claim
+from ..ledger import Claim, with_id
 from ..simulate import simulate
 from .data import PoolInstance, make_pool
 from .lowrank import FitConfig, cross_validate, fit_factors
@@ -136,9 +135,6 @@ def effective_budget(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def with_id(c: Claim) -> Claim:
-    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
-    return Claim(c.paper, "pulse-" + slug, f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
 
 
 def claims(runs: pd.DataFrame, cfg: dict) -> list[Claim]:
@@ -197,7 +193,7 @@ def claims(runs: pd.DataFrame, cfg: dict) -> list[Claim]:
             "mean accuracy over budgets: " + ", ".join(f"{LABEL[k]} {v:.2f}" for k, v in m.items()),
             "holds" if m.get("pulse", 0) >= m.get("ucbe-batch", 1) else "partly",
         ))
-    return [with_id(c) for c in out]
+    return [with_id(c, "pulse") for c in out]
 
 
 def _final_below(runs: pd.DataFrame) -> str:

@@ -10,11 +10,10 @@ set, so the bounds can be evaluated with their true constants.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
-from ..ledger import Claim
+from ..ledger import Claim, with_id
 from ..stats import clopper_pearson
 
 PAPER = "Tolochinsky et al. 2026 (PULSE)"
@@ -205,9 +204,6 @@ def theorem2_a_max(means, T: int) -> float:
     return 25 * (T - len(means)) / (36 * H1)
 
 
-def with_id(c: Claim) -> Claim:
-    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
-    return Claim(c.paper, "pulse-" + slug, f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
 
 
 def claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: dict, t2: list[dict]) -> list[Claim]:
@@ -255,7 +251,7 @@ def claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: dict, t2:
                   f"PULSE accuracy {t['measured']:.2f}" for t in t2)
         + (". The bound is vacuous (negative) everywhere" if not inf else ""),
         "holds" if inf and all(t["measured"] >= t["bound"] for t in inf) else "untestable"))
-    return [with_id(c) for c in out]
+    return [with_id(c, "pulse") for c in out]
 
 
 def lemma1_monte_carlo(reps: int = 20000, seed: int = 0) -> dict:

@@ -9,7 +9,6 @@ seeded repetitions is compared with the claimed failure probability through an e
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 from scipy import stats
@@ -18,17 +17,13 @@ from ..device import get_device, make_generator
 from ..judge.judges import CategoricalJudge, GaussianJudge
 from ..judge.policies import warmup_rounds
 from ..judge.simulate import robin_sequence, run_judge
-from ..ledger import Claim
+from ..ledger import Claim, with_id
 from ..stats import clopper_pearson
 
 PAPER = "Saha et al. 2026 (ROBIN)"
 
 
 # ---------------------------------------------------------------- Lemma 2 (exact) --------------
-def with_id(c: Claim) -> Claim:
-    """Ledger row with ``claim`` = ``robin-`` + a slug of the name; the name prefixes the statement."""
-    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
-    return Claim(c.paper, "robin-" + slug, f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
 
 
 def variance_profiles(rng: np.random.Generator, K: int) -> dict[str, np.ndarray]:
@@ -321,4 +316,4 @@ def claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, rh_exper
         f"precondition B > 16 K log(4/delta) = {t5['precondition_16Klog4/delta']:,.0f} excludes B = 100k",
         "partly",
     ))
-    return [with_id(c) for c in out]
+    return [with_id(c, "robin") for c in out]
