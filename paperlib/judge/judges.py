@@ -90,9 +90,14 @@ class CategoricalJudge(Judge):
         return cls(dist.probs, dist.values, dist.name, dist.kind, dist.human, device)
 
     def draw(self, arms, gen):
-        u = torch.rand(arms.shape, generator=gen, dtype=torch.float64, device=self.device)
-        idx = (u.unsqueeze(-1) >= self.cdf[arms]).sum(-1).clamp(max=self.values.shape[0] - 1)
-        return self.values[idx]
+        u = torch.rand(arms.shape, generator=gen, dtype=torch.float64, device=self.device).reshape(-1)
+        flat = arms.reshape(-1)
+        idx = torch.empty_like(flat)
+        step = 1 << 21  # bounds the (step, L) CDF gather
+        for i in range(0, flat.numel(), step):
+            cdf = self.cdf[flat[i : i + step]]
+            idx[i : i + step] = (u[i : i + step, None] >= cdf).sum(-1)
+        return self.values[idx.clamp(max=self.values.shape[0] - 1)].reshape(arms.shape)
 
 
 class GaussianJudge(Judge):
