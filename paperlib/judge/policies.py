@@ -26,24 +26,16 @@ Conventions the paper leaves open (documented in the claims ledger):
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 import torch
 
 from ..device import get_device, make_generator
-from ..policies.base import (
-    AlreadyToldError,
-    BudgetExhaustedError,
-    PendingRequestError,
-    UnknownRequestError,
-)
+from ..policies.base import BudgetExhaustedError, RequestBook, next_request_id
 
 UCB_FORMS = ("eq6", "delta")
 T0_RULES = ("experiments", "theorem", "lemma6")
-
-_ids = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -154,38 +146,28 @@ class AllocationPolicy:
         self.tiefactor = 1.0 + 1e-9 * u
         self._r = torch.arange(self.reps, device=self.device)
         self.spent = 0
-        self._pending: ArmRequest | None = None
-        self._told: set[int] = set()
+        self._book = RequestBook(ArmRequest)
 
     @property
     def done(self) -> bool:
         return self.spent >= self.budget
 
     def ask(self) -> ArmRequest:
-        if self._pending is not None:
-            raise PendingRequestError(f"request {self._pending.id} has not been told yet; tell it before asking again")
+        self._book.check_ask()
         if self.done:
             raise BudgetExhaustedError(f"budget of {self.budget} queries is spent")
-        req = ArmRequest(next(_ids), self._select())
-        self._pending = req
-        return req
+        return self._book.issue(ArmRequest(next_request_id(), self._select()))
 
     def tell(self, request: ArmRequest, scores) -> None:
         """Report the judge's score of each repetition's queried item, shape (R,), finite."""
-        if not isinstance(request, ArmRequest):
-            raise TypeError(f"tell expects an ArmRequest from ask(), got {type(request).__name__}")
-        if request.id in self._told:
-            raise AlreadyToldError(f"request {request.id} was already told")
-        if self._pending is None or request.id != self._pending.id:
-            raise UnknownRequestError(f"request {request.id} was not issued by this policy")
+        self._book.check_tell(request)
         x = torch.as_tensor(scores, dtype=torch.float64, device=self.device).reshape(-1)
         if x.shape != (self.reps,):
             raise ValueError(f"scores must have shape ({self.reps},), got {tuple(torch.as_tensor(scores).shape)}")
         if not torch.isfinite(x).all():
             raise ValueError("scores must be finite (drop invalid judgments before telling)")
         self._update(request.arms, x)
-        self._told.add(request.id)
-        self._pending = None
+        self._book.settle(request)
 
     def _update(self, arms: torch.Tensor, x: torch.Tensor) -> None:
         r = self._r

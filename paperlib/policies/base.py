@@ -44,6 +44,41 @@ class BudgetExhaustedError(PolicyError):
 _ids = itertools.count()
 
 
+def next_request_id() -> int:
+    """A process-wide unique request id."""
+    return next(_ids)
+
+
+class RequestBook:
+    """The ask/tell bookkeeping shared by every policy: one request pending at a time; telling an
+    unknown, foreign or already-told request is an error (Optuna's ``Study.ask``/``tell``)."""
+
+    def __init__(self, kind: type):
+        self.kind = kind
+        self.pending = None
+        self.told: set[int] = set()
+
+    def check_ask(self) -> None:
+        if self.pending is not None:
+            raise PendingRequestError(f"request {self.pending.id} has not been told yet; tell it before asking again")
+
+    def issue(self, request):
+        self.pending = request
+        return request
+
+    def check_tell(self, request) -> None:
+        if not isinstance(request, self.kind):
+            raise TypeError(f"tell expects a {self.kind.__name__} from ask(), got {type(request).__name__}")
+        if request.id in self.told:
+            raise AlreadyToldError(f"request {request.id} was already told")
+        if self.pending is None or request.id != self.pending.id:
+            raise UnknownRequestError(f"request {request.id} was not issued by this policy")
+
+    def settle(self, request) -> None:
+        self.told.add(request.id)
+        self.pending = None
+
+
 @dataclass(frozen=True)
 class Request:
     """Pairs to evaluate: ``rows[r, t], cols[r, t]`` for repetition r, t < k."""
@@ -106,8 +141,7 @@ class Policy(ABC):
         self.device = get_device(device)
         self.gen = make_generator(seed, self.device)
         self.spent = 0
-        self._pending: Request | None = None
-        self._told: set[int] = set()
+        self._book = RequestBook(Request)
         self._rep_index = torch.arange(self.reps, device=self.device)
 
     @property
@@ -120,10 +154,7 @@ class Policy(ABC):
 
     def ask(self, limit: int | None = None) -> Request:
         """Next pairs to evaluate, at most ``limit`` per repetition (default: the policy's batch)."""
-        if self._pending is not None:
-            raise PendingRequestError(
-                f"request {self._pending.id} has not been told yet; tell it before asking again"
-            )
+        self._book.check_ask()
         if self.done:
             raise BudgetExhaustedError(f"budget of {self.budget} evaluations is spent")
         k = min(self.next_batch_size(), self.remaining)
@@ -132,18 +163,11 @@ class Policy(ABC):
                 raise ValueError(f"limit must be >= 1, got {limit}")
             k = min(k, int(limit))
         rows, cols = self._select(k)
-        req = Request(next(_ids), rows, cols)
-        self._pending = req
-        return req
+        return self._book.issue(Request(next_request_id(), rows, cols))
 
     def tell(self, request: Request, scores) -> None:
         """Report the scores of a request's pairs as an (R, k) array with values in [0, 1]."""
-        if not isinstance(request, Request):
-            raise TypeError(f"tell expects a Request from ask(), got {type(request).__name__}")
-        if request.id in self._told:
-            raise AlreadyToldError(f"request {request.id} was already told")
-        if self._pending is None or request.id != self._pending.id:
-            raise UnknownRequestError(f"request {request.id} was not issued by this policy")
+        self._book.check_tell(request)
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
         if scores.shape != request.rows.shape:
             raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")
@@ -153,8 +177,7 @@ class Policy(ABC):
             raise ValueError("scores must lie in [0, 1]")
         self._update(request.rows, request.cols, scores)
         self.spent += request.size
-        self._told.add(request.id)
-        self._pending = None
+        self._book.settle(request)
 
     def best(self) -> torch.Tensor:
         """Predicted best row per repetition, shape (R,); ties broken at random."""
