@@ -27,6 +27,7 @@ import torch
 from ..device import get_device, make_generator
 from ..progress import Progress
 from .judges import Judge
+from .metrics import wce
 from .policies import (
     POLICIES,
     Robin,
@@ -74,7 +75,7 @@ class JudgeResult:
 
     def wce(self) -> np.ndarray:
         """Worst-case error max_i |s_i - s_hat_i| (Eq. 2), shape (C, R)."""
-        return self.errors().max(axis=2)
+        return wce(self.estimates, self.true_means)
 
     def mae(self) -> np.ndarray:
         """Mean absolute error over items, shape (C, R)."""

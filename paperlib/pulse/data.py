@@ -4,9 +4,9 @@ The paper splits models by release date; release dates are not in the data we ha
 split into random halves. A pool of ``size`` test models with target gap Delta is built as in
 Section 4: the best test model, then the model whose gap to it is closest to Delta, then the
 ``size - 2`` best models strictly below that second model (so the realised top-2 gap is the chosen
-one). A pool whose realised gap misses its target by more than ``tol`` is an error; the split seed
-is the first seed >= the configured one for which every requested pool meets its target
-(:func:`find_split`), and the seed used is recorded.
+one). A pool whose realised gap misses its target by more than ``tol`` is an error; the seed is
+the first one >= the configured seed whose split reaches the target (:func:`make_pool`), and the
+seed used is recorded.
 """
 
 from __future__ import annotations
@@ -60,22 +60,6 @@ def build_pool(means: np.ndarray, size: int | None, gap: float | None, tol: floa
 def realised_gap(means: np.ndarray) -> float:
     s = np.sort(np.asarray(means))[::-1]
     return float(s[0] - s[1])
-
-
-def find_split(S: np.ndarray, pools: list[dict], seed: int, tries: int = 50, tol: float = 0.002) -> Split:
-    """First split seed from ``seed`` on for which every pool in ``pools`` ({size, gap}) builds."""
-    errors = []
-    for s in range(seed, seed + tries):
-        sp = split_models(S.shape[0], s)
-        means = S[sp.test].mean(axis=1)
-        try:
-            for p in pools:
-                build_pool(means, p.get("size"), p.get("gap"), tol)
-        except PoolBuildError as exc:
-            errors.append(f"seed {s}: {exc}")
-            continue
-        return sp
-    raise PoolBuildError(f"no split seed in [{seed}, {seed + tries}) gives every pool its target gap; last: {errors[-1]}")
 
 
 def pool_matrix(S: np.ndarray, split: Split, size, gap, name: str, kind: str, tol: float = 0.002) -> ScoreMatrix:

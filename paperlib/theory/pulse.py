@@ -72,31 +72,25 @@ def one_model_runs(S, pred, K: int, reps: int, lam_rule: str = "predictable", se
         Uf = U.astype(float)
         su = (pred * Uf).sum(1)
         su2 = (pred**2 * Uf).sum(1)
+        mS, mP = (S * Uf).sum(1) / nu, su / nu
+        vs = ((S - mS[:, None]) ** 2 * Uf).sum(1) / nu
+        vp = ((pred - mP[:, None]) ** 2 * Uf).sum(1) / nu
+        cov = ((S - mS[:, None]) * (pred - mP[:, None]) * Uf).sum(1) / nu
+        lam_star = cov / np.where(vp > 0, vp, 1)
         if lam_rule == "predictable":
             zbar = np.mean(zs, axis=0) if zs else np.zeros(reps)
             denom = nu * su2
             lam = np.clip(1 - su * zbar / np.where(denom > 0, denom, 1), 0, 1) if zs else np.zeros(reps)
         else:
-            mS = (S * Uf).sum(1) / nu
-            mP = su / nu
-            cov = ((S - mS[:, None]) * (pred - mP[:, None]) * Uf).sum(1) / nu
-            var_p = ((pred - mP[:, None]) ** 2 * Uf).sum(1) / nu
-            lam = cov / np.where(var_p > 0, var_p, 1) if lam_rule == "oracle" else np.full(reps, float(lam_rule))
+            lam = lam_star if lam_rule == "oracle" else np.full(reps, float(lam_rule))
         resid = S[None, :] - lam[:, None] * pred[None, :]
         mr = (resid * Uf).sum(1) / nu
-        vz.append(nu**2 * ((resid - mr[:, None]) ** 2 * Uf).sum(1) / nu)
-        mS = (S * Uf).sum(1) / nu
-        mP = su / nu
-        vs = ((S - mS[:, None]) ** 2 * Uf).sum(1) / nu
-        vp = ((pred - mP[:, None]) ** 2 * Uf).sum(1) / nu
-        cov = ((S - mS[:, None]) * (pred - mP[:, None]) * Uf).sum(1) / nu
-        rho2 = np.where((vs > 0) & (vp > 0), cov**2 / np.where(vs * vp > 0, vs * vp, 1), 0.0)
-        lam_star = cov / np.where(vp > 0, vp, 1)
-        v0 = vs
-        vstar = ((S - lam_star[:, None] * pred - (mS - lam_star * mP)[:, None]) ** 2 * Uf).sum(1) / nu
         vhat = ((resid - mr[:, None]) ** 2 * Uf).sum(1) / nu
-        ratio_star.append(np.where(v0 > 0, vstar / np.where(v0 > 0, v0, 1), np.nan))
-        ratio_hat.append(np.where(v0 > 0, vhat / np.where(v0 > 0, v0, 1), np.nan))
+        vz.append(nu**2 * vhat)
+        rho2 = np.where((vs > 0) & (vp > 0), cov**2 / np.where(vs * vp > 0, vs * vp, 1), 0.0)
+        vstar = ((S - lam_star[:, None] * pred - (mS - lam_star * mP)[:, None]) ** 2 * Uf).sum(1) / nu
+        ratio_star.append(np.where(vs > 0, vstar / np.where(vs > 0, vs, 1), np.nan))
+        ratio_hat.append(np.where(vs > 0, vhat / np.where(vs > 0, vs, 1), np.nan))
         one_minus_rho2.append(1 - rho2)
         j = order[:, k]
         r = np.arange(reps)
