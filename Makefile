@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce test test-all lint benchmark clean-results strip-notebooks
+.PHONY: setup reproduce test test-fast lint benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -21,10 +21,10 @@ setup: $(VENV)/.installed
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
 
-test: setup
-	$(VENV)/bin/ruff check paperlib tests benchmarks
+# lint, layer contracts, fast tests in parallel, statistical/pipeline tests, every notebook at its defaults
+test: setup lint
 	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests
-	$(VENV)/bin/pytest -m slow tests
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/pytest -m slow tests
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env notebooks
 
 test-fast: setup
@@ -32,9 +32,12 @@ test-fast: setup
 
 lint: setup
 	$(VENV)/bin/ruff check paperlib tests benchmarks
+	$(VENV)/bin/lint-imports
 
 benchmark: setup
 	$(PY) benchmarks/bench_zhou.py
+	$(PY) benchmarks/bench_robin.py
+	$(PY) benchmarks/bench_pulse.py
 
 strip-notebooks: setup
-	$(PY) -m paperlib.nbstrip notebooks/*.ipynb
+	$(VENV)/bin/nbstripout notebooks/*.ipynb

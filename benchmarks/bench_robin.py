@@ -16,7 +16,7 @@ import time
 import torch
 
 from paperlib.device import describe, get_device
-from paperlib.judge import run_judge, synthetic_judge
+from paperlib.simulate import run_judge, synthetic_judge
 
 CASES = [
     ("uniform", {}),

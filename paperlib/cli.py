@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .policies import LABELS, METHODS
+from .policies import JUDGE, MATRIX, METHODS, names
 
-LRF_METHODS = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
-PULSE_METHODS = ("pulse", "naive-pooling", "ucbe-batch")
-PULSE_NEEDS_V = ("pulse", "naive-pooling")
+LRF_METHODS = tuple(names(MATRIX, "lrf"))
+PULSE_METHODS = tuple(names(MATRIX, "backbone"))
+PULSE_NEEDS_V = tuple(n for n in PULSE_METHODS if METHODS[n].needs_factors)
 
 
 def _simulate_parser(sub):
@@ -30,8 +30,8 @@ def _simulate_parser(sub):
             "repetitions with best == true_best), wall_s, plus shape, seed, device, params."
         ),
     )
-    p.add_argument("--method", required=True, choices=list(METHODS),
-                   help="policy: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items()))
+    p.add_argument("--method", required=True, choices=names(MATRIX),
+                   help="policy: " + "; ".join(f"{k} = {METHODS[k].description}" for k in names(MATRIX)))
     p.add_argument("--scores", required=True, type=Path,
                    help="npz file with a 'scores' array (rows = methods/models, columns = examples, "
                         "values in [0, 1], no NaN unless --drop-missing-columns); optional 'row_ids', 'col_ids'")
@@ -134,9 +134,9 @@ def _judge_parser(sub):
             "(or pass --drop-sparse)."
         ),
     )
-    p.add_argument("--method", required=True, choices=["uniform", "robin", "robin-hood"],
-                   help="uniform = round-robin; robin = Alg. 1 with the pool variances as known variances; "
-                        "robin-hood = Alg. 2 (variance UCB)")
+    p.add_argument("--method", required=True, choices=names(JUDGE),
+                   help="; ".join(f"{k} = {METHODS[k].description}" for k in names(JUDGE))
+                        + " (robin uses the pool variances as the known variances)")
     p.add_argument("--judgments", required=True, type=Path, help="pool of repeated judgments (.npz or .csv)")
     p.add_argument("--budget", required=True, type=int, help="judge queries per repetition (>= number of items)")
     p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
@@ -155,7 +155,8 @@ def _judge_parser(sub):
 
 
 def cmd_judge(args) -> int:
-    from .judge import PoolJudge, load_pool_file, run_judge
+    from .data import load_pool_file
+    from .simulate import PoolJudge, run_judge
 
     if args.reps < 1:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
@@ -181,7 +182,7 @@ def cmd_judge(args) -> int:
 
 def _pulse_v(args, m: int):
     from .data.matrix import load_npz
-    from .pulse.lowrank import FitConfig, fit_factors
+    from .lowrank import FitConfig, fit_factors
 
     if (args.train is None) == (args.v_factors is None):
         raise ValueError(f"--method {args.method} needs exactly one of --train (a train matrix) or --v-factors")

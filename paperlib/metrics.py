@@ -1,8 +1,15 @@
-"""Metrics of Zhou et al. (2025), Sec. 4.2: top-1 precision (gap, McNemar), NDCG@10, hardness H1."""
+"""Metrics shared by every paper.
+
+Best-method identification (Zhou et al. 2025, Sec. 4.2): top-1 precision (gap, McNemar), NDCG@10,
+hardness H1, the budget at which a curve reaches a level and stays there.
+Judge budgets (Saha et al. 2026): worst-case error (Eq. 2), agreement with human ratings.
+Curves: :func:`first_crossing`, the interpolated budget at which a curve first reaches a target.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 
@@ -131,3 +138,50 @@ def budget_to_reach(table, metric: str, level: float = 1.0):
                 break
         out.append(dict(dataset=ds, method=meth, metric=metric, level=level, budget_frac=frac))
     return pd.DataFrame(out)
+
+
+def wce(estimates: np.ndarray, true_means: np.ndarray) -> np.ndarray:
+    """max_i |s_i - s_hat_i| over the last axis (Eq. 2)."""
+    return np.abs(np.asarray(estimates) - np.asarray(true_means)).max(axis=-1)
+
+
+def first_crossing(budgets, curve, target: float, direction: str = "down") -> float:
+    """Smallest budget at which ``curve`` first reaches ``target``, interpolated linearly.
+
+    ``direction="down"``: an error curve, reached when ``curve <= target``; ``"up"``: an accuracy
+    curve, reached when ``curve >= target``. ``nan`` if the curve never reaches the target. Unlike
+    :func:`budget_to_reach` the curve may leave the target again later.
+    """
+    if direction not in ("down", "up"):
+        raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
+    sign = 1.0 if direction == "down" else -1.0
+    budgets = np.asarray(budgets, dtype=float)
+    curve = sign * np.asarray(curve, dtype=float)
+    target = sign * float(target)
+    below = np.nonzero(curve <= target)[0]
+    if below.size == 0:
+        return float("nan")
+    j = int(below[0])
+    if j == 0:
+        return float(budgets[0])
+    b0, b1, e0, e1 = budgets[j - 1], budgets[j], curve[j - 1], curve[j]
+    return float(b0 + (b1 - b0) * (e0 - target) / (e0 - e1)) if e0 != e1 else float(b1)
+
+
+def human_correlations(estimates: np.ndarray, human: np.ndarray) -> dict[str, np.ndarray]:
+    """Pearson r, Spearman rho and Kendall tau-b of estimates with human ratings.
+
+    ``estimates`` has items on the last axis; items whose human rating is NaN are left out.
+    Returns arrays of the leading shape of ``estimates``.
+    """
+    est = np.asarray(estimates, dtype=float)
+    human = np.asarray(human, dtype=float)
+    keep = ~np.isnan(human)
+    flat = est.reshape(-1, est.shape[-1])[:, keep]
+    h = human[keep]
+    out = {"pearson": [], "spearman": [], "kendall": []}
+    for row in flat:
+        out["pearson"].append(stats.pearsonr(row, h).statistic)
+        out["spearman"].append(stats.spearmanr(row, h).statistic)
+        out["kendall"].append(stats.kendalltau(row, h).statistic)
+    return {k: np.asarray(v).reshape(est.shape[:-1]) for k, v in out.items()}

@@ -1,22 +1,32 @@
-"""Minimal progress reporting for long runs (stderr, rate-limited)."""
+"""Progress bars for long runs (tqdm), sent where they do not clutter results.
+
+By default bars go to stderr and only when it is a terminal (``tqdm(disable=None)``), so an
+executed notebook or a captured log stays clean. :func:`send_progress_to` redirects every later
+bar to a file (the pipeline points it at the rule's log), where it is always written.
+"""
 
 from __future__ import annotations
 
 import sys
-import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+_stream = None
 
 
-class Progress:
-    """Print ``label: done/total (pct) elapsed`` to stderr at most every ``every`` seconds."""
+def send_progress_to(path: str | Path | None) -> None:
+    """Write progress bars to ``path`` (appended), or back to stderr with ``None``."""
+    global _stream
+    if _stream is not None:
+        _stream.close()
+    _stream = None if path is None else open(Path(path), "a", buffering=1)
 
-    def __init__(self, label: str, total: int, every: float = 10.0, enabled: bool = True):
-        self.label, self.total, self.every, self.enabled = label, max(int(total), 1), every, enabled
-        self.start = self.last = time.perf_counter()
 
-    def update(self, done: int) -> None:
-        now = time.perf_counter()
-        if self.enabled and (now - self.last >= self.every or done >= self.total):
-            self.last = now
-            pct = 100.0 * done / self.total
-            print(f"[paperlib] {self.label}: {done}/{self.total} ({pct:.0f}%) {now - self.start:.1f}s",
-                  file=sys.stderr, flush=True)
+def progress_bar(total: int, desc: str, enabled: bool = True) -> tqdm:
+    """A tqdm bar over ``total`` units; silent when disabled or when nobody would see it."""
+    if not enabled:
+        return tqdm(total=total, disable=True)
+    if _stream is not None:
+        return tqdm(total=total, desc=desc, file=_stream, mininterval=10.0, ascii=True, dynamic_ncols=False, ncols=100)
+    return tqdm(total=total, desc=desc, file=sys.stderr, disable=None, mininterval=1.0)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from paperlib.judge import JudgePool, PoolJudge, run_judge, synthetic_judge
+from paperlib.data import JudgePool
+from paperlib.papers.robin import theory as T
+from paperlib.simulate import PoolJudge, run_judge, synthetic_judge
 from paperlib.stats import clopper_pearson
-from paperlib.theory import robin as T
 
 pytestmark = pytest.mark.slow
 

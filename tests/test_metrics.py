@@ -12,7 +12,7 @@ from paperlib.metrics import (
     ndcg_at_k,
     top1_precision,
 )
-from paperlib.theory.zhou import corollary1_a, corollary1_bound, smallest_informative_budget
+from paperlib.papers.zhou.theory import corollary1_a, corollary1_bound, smallest_informative_budget
 
 
 def test_h1_hand_computed():

@@ -1,71 +1,215 @@
+"""The workflow: every target in the DAG, config validation, overrides reaching the notebooks, the ledger."""
+
 import copy
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+import yaml
 
 from paperlib import ledger
-from paperlib.config import ConfigError, load_config, validate
+from paperlib.papers.config import (
+    ConfigError,
+    check_paper_config,
+    load_config,
+    paper_config,
+    validate,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+RULES = sorted((ROOT / "workflow" / "rules").glob("*.smk"))
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
-def dry_run(profile, tmp_path, env_data=None):
-    exe = shutil.which("snakemake") or str(Path(__import__("sys").executable).parent / "snakemake")
-    r = subprocess.run([exe, "--profile", f"profiles/{profile}", "-n", "-F", "--nolock", "--quiet", "rules"],
-                       cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout + r.stderr
+def _env():
+    env = {k: v for k, v in os.environ.items() if k != "PAPERLIB_DATA"}
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["PAPERLIB_DEVICE"] = "cpu"
+    return env
+
+
+def workflow_copy(tmp_path: Path) -> Path:
+    """The workflow's files in a fresh folder (outputs land there, not in the repository)."""
+    for item in ("Snakefile", "workflow", "config", "notebooks", "profiles"):
+        src, dst = ROOT / item, tmp_path / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    return tmp_path
+
+
+def snakemake(args, cwd, timeout=900):
+    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", ["quick", "paper"])
-def test_dry_run_lists_every_figure_target(profile, tmp_path):
-    out = dry_run(profile, tmp_path)
+def test_dry_run_lists_every_figure_target(profile):
+    r = snakemake(["--profile", f"profiles/{profile}", "-n", "-F", "--nolock", "--quiet", "rules"], ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout + r.stderr
     for rule in ("zhou_fig3_dataset", "zhou_fig3", "zhou_fig1", "zhou_fig4", "zhou_datasets",
-                 "zhou_corollary1", "robin_data", "robin_cell", "robin_summary", "robin_theory", "pulse_pool", "pulse_summary", "pulse_lowrank",
-                 "pulse_theory", "claims", "all"):
+                 "zhou_corollary1", "robin_data", "robin_cell", "robin_summary", "robin_theory", "pulse_pool",
+                 "pulse_summary", "pulse_lowrank", "pulse_theory", "claims", "all"):
         assert re.search(rf"^{rule}\s+\d+", out, re.M), f"rule {rule} missing from the {profile} DAG"
     m = re.search(r"^zhou_fig3_dataset\s+(\d+)", out, re.M)
     assert int(m.group(1)) >= 3  # the synthetic datasets need no external data
 
 
-def test_profiles_write_to_separate_folders():
+def test_snakefile_only_includes_the_rule_files():
     snake = (ROOT / "Snakefile").read_text()
-    assert 'FIG = f"figures/{P}"' in snake and 'RES = f"results/{P}"' in snake
+    included = re.findall(r'^include: "([^"]+)"', snake, re.M)
+    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "ledger")]
+    assert "shell:" not in snake and "rule all" in snake
+
+
+def test_profiles_write_to_separate_folders():
+    common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
+    assert 'FIG = f"figures/{P}"' in common and 'RES = f"results/{P}"' in common
     assert load_config("quick")["profile"] == "quick" and load_config("paper")["profile"] == "paper"
 
 
-def test_every_notebook_has_a_rule_and_a_parameters_cell():
-    import nbformat
-
-    snake = (ROOT / "Snakefile").read_text()
+def test_every_notebook_is_run_by_a_rule_and_has_one_parameters_cell():
+    rules = "".join(p.read_text() for p in RULES)
     for nb in NOTEBOOKS:
-        assert f"notebooks/{nb.name}" in snake, f"{nb.name} is not run by any rule"
+        assert f"notebooks/{nb.name}" in rules, f"{nb.name} is not run by any rule"
         cells = nbformat.read(nb, as_version=4).cells
         tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
         assert len(tagged) == 1, f"{nb.name} needs exactly one 'parameters' cell"
-        assert all(not c.get("outputs") for c in cells if c.cell_type == "code"), f"{nb.name} has outputs"
 
 
-@pytest.mark.parametrize(
-    "mutate, msg",
-    [
-        (lambda c: c.pop("seed"), "missing key 'seed'"),
-        (lambda c: c["zhou"].__setitem__("datasets", ["nope"]), "unknown dataset 'nope'"),
-        (lambda c: c["zhou"].__setitem__("methods", ["magic"]), "unknown method 'magic'"),
-        (lambda c: c["zhou"].__setitem__("budget_fracs", [0.5, 0.1]), "budget_fracs"),
-        (lambda c: c["zhou"]["reps"].__setitem__("ucbe", 0), "zhou.reps.ucbe"),
-    ],
-)
-def test_config_validation_errors(mutate, msg):
+def test_committed_notebooks_are_stripped():
+    """nbstripout --verify exits non-zero on a notebook with outputs or execution counts."""
+    exe = str(Path(sys.executable).parent / "nbstripout")
+    r = subprocess.run([exe, "--verify", *map(str, NOTEBOOKS)], capture_output=True, text=True)
+    assert r.returncode == 0, f"run `make strip-notebooks`: {r.stdout}{r.stderr}"
+
+
+def test_nbstripout_check_detects_outputs(tmp_path):
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", text="hello")]
+    path = tmp_path / "dirty.ipynb"
+    nbformat.write(nb, path)
+    r = subprocess.run([str(Path(sys.executable).parent / "nbstripout"), "--verify", str(path)], capture_output=True)
+    assert r.returncode != 0
+
+
+def _set(path: str, value):
+    def mutate(c):
+        *parents, last = path.split(".")
+        d = c
+        for k in parents:
+            d = d[k]
+        d[last] = value
+    return mutate
+
+
+def _rename(path: str, new: str):
+    def mutate(c):
+        *parents, last = path.split(".")
+        d = c
+        for k in parents:
+            d = d[k]
+        d[new] = d.pop(last)
+    return mutate
+
+
+# (mutation of the quick profile, a word the error must contain)
+BAD_CONFIGS = [
+    (_rename("pulse", "pluse"), "pluse"),
+    (_rename("robin.reps", "repz"), "repz"),
+    (_set("device", "cdua"), "cdua"),
+    (_rename("seed", "seeed"), "seeed"),
+    (_set("zhou.ablation.reps", -3), "zhou.ablation.reps"),
+    (_set("zhou.ablation.reps", 2.7), "zhou.ablation.reps"),
+    (_set("robin.reps", "many"), "robin.reps"),
+    (_set("profile", "../../x"), "profile"),
+    (_set("zhou.datasets", ["nope"]), "nope"),
+    (_set("zhou.methods", ["magic"]), "zhou.methods"),
+    (_set("zhou.budget_fracs", [0.5, 0.1]), "zhou.budget_fracs"),
+    (_set("zhou.budget_fracs", [0.1, 1.5]), "zhou.budget_fracs"),
+    (_set("robin.deltas", [0.0]), "robin.deltas"),
+    (_set("robin.ucb_forms", ["eq7"]), "robin.ucb_forms"),
+    (_set("pulse.batch_size", 0), "pulse.batch_size"),
+    (_set("pulse.methods", ["pulse", "plse"]), "pulse.methods"),
+]
+
+
+@pytest.mark.parametrize("mutate, word", BAD_CONFIGS, ids=[w for _, w in BAD_CONFIGS])
+def test_config_validation_names_the_bad_key(mutate, word):
     cfg = copy.deepcopy(load_config("quick"))
     mutate(cfg)
-    with pytest.raises(ConfigError, match=re.escape(msg)):
+    with pytest.raises(ConfigError, match=re.escape(word)):
         validate(cfg)
+
+
+def test_zhou_reps_needs_every_method():
+    cfg = copy.deepcopy(load_config("quick"))
+    del cfg["zhou"]["reps"]["lrf"]
+    with pytest.raises(ConfigError, match=r"zhou\.reps\.lrf"):
+        validate(cfg)
+
+
+def test_every_schema_property_is_documented():
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, sub in node.get("properties", {}).items():
+                documented = "description" in sub or "$ref" in sub
+                assert documented, f"{where}.{key} has no description"
+            for k, v in node.items():
+                walk(v, f"{where}.{k}" if k != "properties" else where)
+    for schema in [ROOT / "paperlib/papers/config.schema.yaml", *ROOT.glob("paperlib/papers/*/config.schema.yaml")]:
+        walk(yaml.safe_load(schema.read_text()), schema.parent.name)
+
+
+def test_paper_slice_is_its_block_plus_seed():
+    cfg = load_config("quick")
+    pc = paper_config(cfg, "robin")
+    assert pc == {**cfg["robin"], "seed": cfg["seed"]}
+    assert check_paper_config(pc, "robin") == pc
+    bad = dict(pc, reps=0)
+    with pytest.raises(ConfigError, match="robin.reps"):
+        check_paper_config(bad, "robin")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutate, word", BAD_CONFIGS[:8], ids=[w for _, w in BAD_CONFIGS[:8]])
+def test_misspelled_key_stops_snakemake_dry_run(tmp_path, mutate, word):
+    cfg = copy.deepcopy(load_config("quick"))
+    mutate(cfg)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(cfg))
+    r = snakemake(["-s", str(ROOT / "Snakefile"), "--configfile", str(bad), "-n", "--nolock", "--cores", "1"],
+                  tmp_path, timeout=300)
+    assert r.returncode != 0
+    assert word.split(".")[-1] in r.stdout + r.stderr
+
+
+@pytest.mark.slow
+def test_configfile_override_reaches_the_notebook(tmp_path):
+    """A --configfile override of one key is in the executed notebook's injected parameters and in its output."""
+    wd = workflow_copy(tmp_path)
+    (wd / "override.yaml").write_text("zhou:\n  corollary1:\n    reps: 7\n")
+    target = "results/smoke/zhou/corollary1.csv"
+    r = snakemake(["--profile", "profiles/smoke", "--configfile", "config/smoke.yaml", "override.yaml",
+                   "--cores", "1", target], wd)
+    assert r.returncode == 0, r.stderr[-3000:]
+    import pandas as pd
+
+    assert set(pd.read_csv(wd / target).reps) == {7}
+    executed = nbformat.read(wd / "results/smoke/notebooks/zhou_corollary1.ipynb", as_version=4)
+    injected = next(c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert "'reps': 7" in injected.source
+    # editing another paper's block does not rerun this job
+    (wd / "override2.yaml").write_text("zhou:\n  corollary1:\n    reps: 7\nrobin:\n  reps: 3\n")
+    r = snakemake(["--profile", "profiles/smoke", "--configfile", "config/smoke.yaml", "override2.yaml",
+                   "-n", "--cores", "1", target], wd)
+    assert r.returncode == 0 and "Nothing to be done" in r.stdout + r.stderr
 
 
 def test_ledger_merge_and_verdicts(tmp_path):
@@ -84,23 +228,12 @@ def test_ledger_merge_and_verdicts(tmp_path):
 
 @pytest.mark.slow
 def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
-    """End to end on a fresh copy with no data: every rule runs and the ledger is written."""
-    import os
-    import sys
-
-    for item in ("Snakefile", "config", "notebooks", "profiles", "data/registry.yaml"):
-        src = ROOT / item
-        dst = tmp_path / item
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
-    env = {k: v for k, v in os.environ.items() if k != "PAPERLIB_DATA"}
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    env["PAPERLIB_DEVICE"] = "cpu"
-    exe = str(Path(sys.executable).parent / "snakemake")
-    r = subprocess.run([exe, "--profile", "profiles/smoke", "--cores", "2"], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=900)
+    """End to end on a fresh copy with no data: every rule runs, the ledger is written, and every
+    executed notebook that makes a figure shows it inline."""
+    wd = workflow_copy(tmp_path)
+    r = snakemake(["--profile", "profiles/smoke", "--cores", "2"], wd)
     assert r.returncode == 0, r.stderr[-3000:]
-    fig = tmp_path / "figures" / "smoke"
+    fig = wd / "figures" / "smoke"
     for name in ("claims.md", "claims.csv", "zhou_fig3.png", "zhou_fig4.png", "zhou_fig1.png", "zhou_fig5.png",
                  "zhou_fig6.png", "zhou_table2.csv", "zhou_table3.csv", "zhou_corollary1.png",
                  "robin_fig1.png", "robin_fig2.png", "robin_fig3_5.png", "robin_fig8.png", "robin_fig6_7_9.png",
@@ -113,10 +246,10 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     assert any(c.claim.startswith("pulse-") for c in claims)
     assert {c.verdict for c in claims} <= set(ledger.VERDICTS)
     assert all(c.evidence.startswith("[") for c in claims)
-
-
-def test_ledger_with_id():
-    c = ledger.Claim("P", "Lemma 2 (allocation, Sec. 3)", "n_i >= 1", "[synthetic] x", "m", "holds")
-    d = ledger.with_id(c, "robin")
-    assert d.claim == "robin-lemma-2-allocation-sec-3"
-    assert d.statement == "Lemma 2 (allocation, Sec. 3): n_i >= 1" and d.verdict == "holds"
+    for executed in (wd / "results" / "smoke" / "notebooks").glob("*.ipynb"):
+        outputs = [o for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code" for o in c.outputs]
+        assert any("image/png" in o.get("data", {}) for o in outputs), f"{executed.name} shows no figure"
+        text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+        assert "it/s" not in text and "s/it" not in text, f"{executed.name} has progress bars in its outputs"
+        md = [o for o in outputs if "text/markdown" in o.get("data", {})]
+        assert md and "What we measured" in md[-1]["data"]["text/markdown"], f"{executed.name} has no closing summary"

@@ -3,14 +3,15 @@ import pytest
 import torch
 
 from paperlib.data import ScoreMatrix, low_rank_logistic
+from paperlib.lowrank import LowRankEnsemble
 from paperlib.policies import (
-    METHODS,
+    MATRIX,
     AlreadyToldError,
     BudgetExhaustedError,
-    LowRankEnsemble,
     PendingRequestError,
     UnknownRequestError,
     make_policy,
+    names,
 )
 from paperlib.policies.base import ObservedMatrix, random_argmax
 from paperlib.policies.ucbe_lrf import select_in_best_rows
@@ -42,7 +43,7 @@ def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
     return pol, torch.cat(pairs, dim=1)
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("method", names(MATRIX))
 @pytest.mark.parametrize("budget", [1, 37, 240])
 def test_exact_budget_no_repeats(method, budget):
     scores = low_rank_logistic(12, 20, gap=0.1, seed=1).scores
@@ -62,7 +63,7 @@ def test_exact_budget_no_repeats(method, budget):
         np.testing.assert_allclose(est.numpy(), np.broadcast_to(scores.mean(1), (3, 12)), atol=1e-4)
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+@pytest.mark.parametrize("method", names(MATRIX))
 def test_budget_larger_than_matrix_fails(method):
     with pytest.raises(ValueError, match="exceeds"):
         make_policy(method, 4, 5, 21)

@@ -8,13 +8,13 @@ import torch
 
 from paperlib.cli import main as cli_main
 from paperlib.data.matrix import ScoreMatrix
+from paperlib.lowrank import FitConfig, fit_factors, objective, refit_rows, refit_rows_sparse
+from paperlib.papers.pulse import theory as T
+from paperlib.papers.pulse.pools import PoolBuildError, build_pool, make_pool, split_models
 from paperlib.policies import make_policy
 from paperlib.policies.pulse import predictable_lambda
-from paperlib.pulse.data import PoolBuildError, build_pool, make_pool, split_models
-from paperlib.pulse.lowrank import FitConfig, fit_factors, objective, refit_rows, refit_rows_sparse
 from paperlib.simulate import simulate
 from paperlib.stats import clopper_pearson
-from paperlib.theory import pulse as T
 
 
 def toy(n=80, m=200, r=3, seed=0):

@@ -5,9 +5,9 @@ import pytest
 from scipy.stats import norm
 
 from paperlib.data import ScoreMatrix, low_rank_logistic
+from paperlib.papers.zhou.theory import check_corollary1
 from paperlib.simulate import simulate
 from paperlib.stats import clopper_pearson
-from paperlib.theory.zhou import check_corollary1
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,16 @@
-"""Data layer: score matrices, the dataset registry, generators and builders."""
+"""Data layer: score matrices and judge pools, the one dataset registry, generators and builders."""
 
+from .judge_pools import (
+    JudgeDataError,
+    JudgeDistribution,
+    JudgePool,
+    closerlook_cells,
+    judge_data_available,
+    llmrubric_cells,
+    load_closerlook,
+    load_llmrubric,
+    load_pool_file,
+)
 from .matrix import KINDS, ScoreMatrix, ScoreMatrixError, load_npz, validate_scores
 from .registry import (
     DatasetNotFoundError,
@@ -14,6 +25,15 @@ from .synthetic import factor_bernoulli, low_rank_logistic
 
 __all__ = [
     "KINDS",
+    "JudgeDataError",
+    "JudgeDistribution",
+    "JudgePool",
+    "closerlook_cells",
+    "judge_data_available",
+    "llmrubric_cells",
+    "load_closerlook",
+    "load_llmrubric",
+    "load_pool_file",
     "DatasetNotFoundError",
     "ScoreMatrix",
     "ScoreMatrixError",

@@ -41,11 +41,23 @@ class DatasetInfo:
 
 
 @lru_cache(maxsize=1)
+def _raw() -> dict:
+    return yaml.safe_load(paths.REGISTRY_FILE.read_text())
+
+
+@lru_cache(maxsize=1)
+def judge_registry() -> dict[str, dict[str, str]]:
+    """Judge datasets (``format: judge``): name -> {file relative to a data folder: sha256}."""
+    return {name: dict(e["files"]) for name, e in _raw().items() if e.get("format") == "judge"}
+
+
+@lru_cache(maxsize=1)
 def registry() -> dict[str, DatasetInfo]:
-    """All registered datasets, by name."""
-    raw = yaml.safe_load(paths.REGISTRY_FILE.read_text())
+    """All registered score matrices, by name."""
     out = {}
-    for name, e in raw.items():
+    for name, e in _raw().items():
+        if e.get("format", "matrix") != "matrix":
+            continue
         if e["kind"] not in KINDS:
             raise ValueError(f"registry entry {name}: bad kind {e['kind']!r}")
         out[name] = DatasetInfo(

@@ -1,7 +1,15 @@
-"""Ask/tell policies batched over repetitions, and the method registry used by the CLI."""
+"""Every ask/tell policy, batched over repetitions, and the one registry of methods.
+
+Best-method identification on a score matrix (:class:`Request` of (row, column) pairs):
+UCB-E, UCB-E-LRF and its Score-Only ablation, Row Mean Imputation, Filled Subset, LRF
+(Zhou et al. 2025); PULSE, Naive-Pooling and UCB-E on the batched PULSE backbone
+(Tolochinsky et al. 2026). Allocation of repeated judge queries (:class:`ArmRequest` of items):
+Uniform, ROBIN, ROBIN-HOOD (Saha et al. 2026).
+"""
 
 from __future__ import annotations
 
+from .allocation import AllocationPolicy, ArmRequest, Robin, RobinHood, Uniform
 from .base import (
     AlreadyToldError,
     BudgetExhaustedError,
@@ -12,59 +20,24 @@ from .base import (
     UnknownRequestError,
 )
 from .baselines import FilledSubset, RowMeanImputation
-from .lrf import LowRankEnsemble
 from .pulse import PULSE, NaivePooling, UCBEBackbone
+from .registry import JUDGE, MATRIX, METHODS, MethodSpec, label, method_id, names, parse
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
-METHODS: dict[str, type[Policy]] = {
-    "ucbe": UCBE,
-    "ucbe-lrf": UCBELRF,
-    "ucbe-lrf-score-only": UCBELRFScoreOnly,
-    "row-mean": RowMeanImputation,
-    "filled-subset": FilledSubset,
-    "lrf": LRF,
-    "pulse": PULSE,
-    "naive-pooling": NaivePooling,
-    "ucbe-batch": UCBEBackbone,
-}
-
-LABELS = {
-    "ucbe": "UCB-E",
-    "ucbe-lrf": "UCB-E-LRF",
-    "ucbe-lrf-score-only": "UCB-E-LRF (Score Only)",
-    "row-mean": "Row Mean Imputation",
-    "filled-subset": "Filled Subset",
-    "lrf": "LRF",
-    "pulse": "PULSE",
-    "naive-pooling": "Naive-Pooling",
-    "ucbe-batch": "UCB-E (batched, PULSE backbone)",
-}
-
 
 def make_policy(method: str, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None, **params) -> Policy:
-    """Instantiate a policy by its CLI name with method-specific ``params``."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    return METHODS[method](n, m, budget, reps=reps, seed=seed, device=device, **params)
+    """Instantiate a best-method identification policy by method id, with method-specific ``params``."""
+    name, variant = parse(method)
+    spec = METHODS[name]
+    if spec.kind != MATRIX:
+        raise ValueError(f"{method!r} allocates judge queries; use paperlib.simulate.run_judge or its class")
+    return spec.cls(n, m, budget, reps=reps, seed=seed, device=device, **{**variant, **params})
 
 
 __all__ = [
-    "LABELS",
-    "LRF",
-    "METHODS",
-    "UCBE",
-    "UCBELRF",
-    "AlreadyToldError",
-    "BudgetExhaustedError",
-    "FilledSubset",
-    "LowRankEnsemble",
-    "PendingRequestError",
-    "Policy",
-    "PolicyError",
-    "Request",
-    "RowMeanImputation",
-    "UCBELRFScoreOnly",
-    "UnknownRequestError",
-    "make_policy",
+    "JUDGE", "LRF", "MATRIX", "METHODS", "PULSE", "UCBE", "UCBELRF", "AllocationPolicy", "AlreadyToldError",
+    "ArmRequest", "BudgetExhaustedError", "FilledSubset", "MethodSpec", "NaivePooling", "PendingRequestError",
+    "Policy", "PolicyError", "Request", "Robin", "RobinHood", "RowMeanImputation", "UCBEBackbone",
+    "UCBELRFScoreOnly", "Uniform", "UnknownRequestError", "label", "make_policy", "method_id", "names", "parse",
 ]

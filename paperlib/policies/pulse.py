@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from ..device import make_generator
-from ..pulse.lowrank import refit_rows_sparse
+from ..lowrank.logistic import refit_rows_sparse
 from .base import Policy, random_argmax
 
 ESTIMATORS = ("dr", "obs", "pooled")

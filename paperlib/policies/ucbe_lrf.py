@@ -6,8 +6,8 @@ import math
 
 import torch
 
+from ..lowrank.ensemble import LowRankEnsemble
 from .base import ObservedMatrix, Policy, random_argmax, random_pair_order
-from .lrf import LowRankEnsemble
 
 
 def select_in_best_rows(

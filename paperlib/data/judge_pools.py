@@ -14,16 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
-from ..data.registry import DatasetNotFoundError, sha256_file
+from .registry import DatasetNotFoundError, judge_registry, sha256_file
 
-JUDGE_FILES = {
-    "closerlook_topicalchat/scores_tensor.npz":
-        "de3b52b52785acc009c5f6a9db953c9548db24867e965c56bcbe49ae56853389",
-    "llmrubric_dist/llm_score_distributions.csv.gz":
-        "150af9a4dfa5ff5277a90cb6005120cb50727334ea1120f0bc254ba1702ebc0c",
-    "llmrubric_dist/human_ratings.csv.gz":
-        "b31ca2dfe77a2d1603873ad2ad196c8e30c794f8df80ed9464d377d3139d1b4c",
-}
 _verified: set[str] = set()
 
 
@@ -39,8 +31,8 @@ def locate_judge_file(rel: str) -> Path:
         tried.append(str(p))
         if p.exists():
             if rel not in _verified:
-                if sha256_file(p) != JUDGE_FILES[rel]:
-                    raise JudgeDataError(f"{p}: checksum differs from the one recorded in paperlib/judge/pool.py")
+                if sha256_file(p) != _judge_files()[rel]:
+                    raise JudgeDataError(f"{p}: checksum differs from the one recorded in data/registry.yaml")
                 _verified.add(rel)
             return p
     raise DatasetNotFoundError(
@@ -48,12 +40,15 @@ def locate_judge_file(rel: str) -> Path:
         f"`{rel.split('/')[0]}/` of the project's shared data (see its PROVENANCE.md) into $PAPERLIB_DATA")
 
 
+def _judge_files() -> dict[str, str]:
+    return {rel: sha for files in judge_registry().values() for rel, sha in files.items()}
+
+
 def judge_data_available(name: str) -> bool:
     """True when the files of ``closerlook_topicalchat`` or ``llmrubric_dist`` are present."""
     try:
-        for rel in JUDGE_FILES:
-            if rel.startswith(name + "/"):
-                locate_judge_file(rel)
+        for rel in judge_registry()[name]:
+            locate_judge_file(rel)
     except DatasetNotFoundError:
         return False
     return True

@@ -13,10 +13,7 @@ import math
 
 import numpy as np
 
-from ..ledger import Claim, with_id
-from ..stats import clopper_pearson
-
-PAPER = "Tolochinsky et al. 2026 (PULSE)"
+from ...stats import clopper_pearson
 
 
 def theta_all(S, pred, observed, lam):
@@ -200,54 +197,6 @@ def theorem2_a_max(means, T: int) -> float:
 
 
 
-def claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: dict, t2: list[dict]) -> list[Claim]:
-    out = [Claim(
-        PAPER, "Lemma 1 (conditional unbiasedness)", "E[theta_i^t | F_{t-1}] = mu_i when pi, lambda, S_hat are predictable",
-        f"[synthetic] exact enumeration over j in U for {l1['trials']} random frozen histories (binary and continuous "
-        f"scores, biased predictions, lambda in [0, 1]); Monte Carlo over {l1_mc['reps']} runs",
-        f"max |mean_j theta - mu| = {l1['max_abs_error']:.1e}; Monte Carlo mean of theta - mu = {l1_mc['bias']:.2e} "
-        f"(|z| = {abs(l1_mc['z']):.2f})",
-        "holds" if l1["max_abs_error"] < 1e-9 and abs(l1_mc["z"]) < 4 else "fails")]
-    for t in t1:
-        out.append(Claim(
-            PAPER, f"Theorem 1 tail bound ({t['kind']} predictions)",
-            "P(|mu_hat - mu| >= eps, |A| = K) <= 2 exp(-eps^2 / (2 (v/(K n^2) + 2 eps/(3K))))",
-            f"[synthetic] one model, n={t['n']} binary scores, K={t['K']} draws without replacement, {t['reps']} runs, "
-            "predictable lambda, v = the largest realised mean conditional variance",
-            "measured tail vs bound at the 50/90/99% error quantiles: "
-            + ", ".join(f"eps={e:.3f}: {f:.3f} <= {b:.3g}" for e, f, b in t["tail"])
-            + f"; {1 - t['delta']:.0%} interval coverage {t['cover_oracle']:.3f} (radius {t['radius_oracle']:.3f}); "
-            f"with v = the sample variance of the run's own Z's: {t['cover_plugin']:.3f}; Bernstein-Serfling (observation-only) coverage {t['cover_bs']:.3f} "
-            f"(radius {t['radius_bs']:.3f})",
-            "holds" if t["tail_ok"] and t["ci_oracle"][1] >= 1 - t["delta"] else "fails"))
-    for r in l2:
-        out.append(Claim(
-            PAPER, f"Lemma 2 variance reduction ({r['kind']} predictions)",
-            "at lambda*, Var(mu_hat | F) <= (1 - rho^2) Var(mu_hat_obs); PULSE's CI is no wider than the observation-only CI",
-            f"[synthetic] exact conditional variances over U at {r['steps']} (run, step) points",
-            f"lambda*: ratio <= 1 - rho^2 at {r['star_within_bound']:.1%} of points (median 1 - rho^2 = "
-            f"{r['median_one_minus_rho2']:.2f}); predictable lambda: median variance ratio {r['median_ratio_hat']:.2f}, "
-            f"worse than observation-only at {r['hat_worse_than_obs']:.1%} of points",
-            "holds" if r["star_within_bound"] > 0.999 and r["hat_worse_than_obs"] < 0.05 else
-            ("partly" if r["star_within_bound"] > 0.999 else "fails")))
-    out.append(Claim(
-        PAPER, "Lemmas 5 and 6", "Var(S | F) <= n/|U| Var(S_i) (Lemma 5); n SS = n Phi - F^2 (Lemma 6)",
-        f"[synthetic] {l56['trials']} random populations and unobserved sets, exact",
-        f"Lemma 5 largest excess {l56['lemma5_max_excess']:.2e} (must be <= 0); Lemma 6 largest relative error "
-        f"{l56['lemma6_max_rel_error']:.1e}",
-        "holds" if l56["lemma5_max_excess"] <= 1e-12 and l56["lemma6_max_rel_error"] < 1e-9 else "fails"))
-    inf = [t for t in t2 if t["bound"] > 0]
-    out.append(Claim(
-        PAPER, "Theorem 2 (success guarantee)", "P(i_hat = i*) >= 1 - sum_i sum_K 2 exp(-eps_K^2 / (2 (v/(K n^2) + 2 eps_K/(3K))))",
-        f"[{'/'.join(sorted({t['kind'] for t in t2}))}] bound evaluated for every pool of the profile at its largest budget, "
-        "a = 1 and a = the theorem's largest allowed a, v = n^2/4",
-        "; ".join(f"{t['pool']}: bound {t['bound']:.3g} (a=1), {t['bound_amax']:.3g} (a_max={t['a_max']:.3g}); measured "
-                  f"PULSE accuracy {t['measured']:.2f}" for t in t2)
-        + (". The bound is vacuous (negative) everywhere" if not inf else ""),
-        "holds" if inf and all(t["measured"] >= t["bound"] for t in inf) else "untestable"))
-    return [with_id(c, "pulse") for c in out]
-
-
 def lemma1_monte_carlo(reps: int = 20000, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     S = (rng.random(80) < 0.4).astype(float)
@@ -256,3 +205,38 @@ def lemma1_monte_carlo(reps: int = 20000, seed: int = 0) -> dict:
     th = run["theta"][-1]
     bias = th.mean() - run["mu"]
     return {"reps": reps, "bias": float(bias), "z": float(bias / (th.std(ddof=1) / math.sqrt(reps)))}
+
+
+def theory_checks(cfg: dict) -> dict:
+    """Lemma 1 (exact and Monte Carlo), Theorem 1 and Lemma 2 for three kinds of predictions, Lemmas 5-6.
+
+    ``cfg`` is the PULSE configuration (its ``theory`` block sets the sizes).
+    """
+    th, seed = cfg["theory"], int(cfg["seed"])
+    rng = np.random.default_rng(seed)
+    S = (rng.random(int(th["n"])) < 0.6).astype(float)
+    kinds = ("informative", "uninformative", "biased")
+    return {
+        "l1": check_lemma1_exact(int(th["lemma_trials"]), seed=seed),
+        "l1_mc": lemma1_monte_carlo(int(th["reps"]) * 5, seed=seed),
+        "t1": [check_theorem1(S, k, int(th["K"]), int(th["reps"]), seed=seed) for k in kinds],
+        "l2": [check_lemma2(S, k, int(th["K"]), max(50, int(th["reps"]) // 10), seed=seed) for k in kinds],
+        "l56": check_lemma5_6(int(th["lemma_trials"]), seed=seed),
+    }
+
+
+def theorem2_rows(runs, cfg: dict) -> list[dict]:
+    """Theorem 2's bound at each pool's largest budget (a = 1 and the largest allowed a) vs measured accuracy."""
+    from .experiments import build_instance
+
+    out = []
+    for pool, g in runs[runs.method == "pulse"].groupby("pool"):
+        inst = build_instance(cfg, pool)
+        _, n_q = inst.test.shape
+        T_ = int(g.budget.max())
+        a_max = theorem2_a_max(inst.test.means, T_)
+        out.append(dict(pool=pool, kind=inst.test.kind, a_max=a_max,
+                        measured=float(g.sort_values("budget").accuracy.iloc[-1]),
+                        bound=theorem2_bound(inst.test.means, n_q, T_, 1.0, n_q**2 / 4),
+                        bound_amax=theorem2_bound(inst.test.means, n_q, T_, a_max, n_q**2 / 4)))
+    return out

@@ -1,4 +1,8 @@
-"""Experiments of the PULSE reproduction: pools, runs, Figures 1-4 tables and the claims."""
+"""Experiments of the PULSE reproduction: pools, runs, the tables of Figures 1-4.
+
+Every function takes ``cfg``, this paper's configuration: the ``pulse`` block of a profile plus the
+profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`).
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,17 @@ import time
 import numpy as np
 import pandas as pd
 
-from .. import data as datasets
-from ..judge.metrics import budget_to_match
-from ..ledger import Claim, with_id
-from ..simulate import simulate
-from .data import PoolInstance, make_pool
-from .lowrank import FitConfig, cross_validate, fit_factors
-
-PAPER = "Tolochinsky et al. 2026 (PULSE)"
-METHODS = ("ucbe-batch", "pulse", "naive-pooling")
-LABEL = {"ucbe-batch": "UCB-E", "pulse": "PULSE", "naive-pooling": "Naive-Pooling"}
+from ... import data as datasets
+from ...lowrank import FitConfig, cross_validate, fit_factors
+from ...metrics import first_crossing
+from ...policies import label
+from ...simulate import simulate
+from .pools import PoolInstance, make_pool
 
 
 def pool_names(cfg: dict) -> list[str]:
     """``<dataset>-gap<g>`` or ``<dataset>-full`` for every pool of the config whose data is present."""
-    p = cfg["pulse"]
+    p = cfg
     out = []
     for ds in p["datasets"]:
         if not datasets.available(ds):
@@ -37,13 +37,13 @@ def parse_pool(name: str) -> tuple[str, float | None]:
 
 
 def fit_config(cfg: dict, ds: str) -> FitConfig:
-    f = cfg["pulse"]["fit"]
+    f = cfg["fit"]
     f = f.get(ds, f.get("default"))
     return FitConfig(int(f["rank"]), float(f["lam"]), float(f["lr"]), int(f["steps"]))
 
 
 def build_instance(cfg: dict, name: str) -> PoolInstance:
-    p = cfg["pulse"]
+    p = cfg
     ds, gap = parse_pool(name)
     mat = datasets.load(ds)
     size = None if gap is None else int(p["pool_size"])
@@ -54,7 +54,7 @@ def build_instance(cfg: dict, name: str) -> PoolInstance:
 
 def select_hyperparameters(cfg: dict, inst: PoolInstance, ds: str) -> tuple[FitConfig, pd.DataFrame]:
     """5-fold CV with the 1-SE rule on (a row subset of) the train split."""
-    p = cfg["pulse"]
+    p = cfg
     grid = [FitConfig(int(r), float(lam), float(lr), int(st)) for r in p["cv"]["ranks"] for lam in p["cv"]["lams"]
             for lr in p["cv"]["lrs"] for st in p["cv"]["steps"]]
     rows = np.random.default_rng(int(cfg["seed"])).permutation(inst.train.shape[0])[: int(p["cv"]["max_rows"])]
@@ -64,7 +64,7 @@ def select_hyperparameters(cfg: dict, inst: PoolInstance, ds: str) -> tuple[FitC
 
 
 def budgets(cfg: dict, n_models: int, n_questions: int) -> tuple[int, list[int]]:
-    p = cfg["pulse"]
+    p = cfg
     warm = n_models * int(p["batch_size"]) * int(p["t0"])
     calls = [warm + int(round(f * n_models * n_questions)) for f in p["bandit_fracs"]]
     return warm, sorted(set(calls))
@@ -72,7 +72,7 @@ def budgets(cfg: dict, n_models: int, n_questions: int) -> tuple[int, list[int]]
 
 def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None):
     """All methods on one pool. Returns (long table, instance, fitted V, fit seconds)."""
-    p = cfg["pulse"]
+    p = cfg
     ds, gap = parse_pool(name)
     inst = build_instance(cfg, name)
     fcfg = fit or fit_config(cfg, ds)
@@ -95,7 +95,7 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
         frames.append(pd.DataFrame({
             "pool": name, "dataset": ds, "kind": inst.test.kind, "target_gap": np.nan if gap is None else gap,
             "realised_gap": inst.test.meta["realised_gap"], "split_seed": inst.seed, "n_models": n, "n_questions": m,
-            "method": meth, "label": LABEL[meth], "budget": bs, "bandit_calls": np.asarray(bs) - warm,
+            "method": meth, "label": label(meth), "budget": bs, "bandit_calls": np.asarray(bs) - warm,
             "accuracy": acc, "se": np.sqrt(acc * (1 - acc) / R), "reps": R, "wall_s": res.wall_s,
             "s_per_run": res.wall_s / R, "fit_rank": fcfg.rank, "fit_lam": fcfg.lam, "fit_s": fit_s,
         }))
@@ -104,7 +104,7 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
 
 def calls_to_accuracy(calls, acc, level: float) -> float:
     """First budget at which accuracy reaches ``level`` (linear interpolation; NaN if never)."""
-    return budget_to_match(np.asarray(calls, float), -np.asarray(acc, float), -level)
+    return first_crossing(calls, acc, level, direction="up")
 
 
 def budget_table(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
@@ -135,78 +135,15 @@ def effective_budget(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-
-
-def claims(runs: pd.DataFrame, cfg: dict) -> list[Claim]:
-    out = []
-    bt = budget_table(runs)
-    semi = runs[runs.kind != "real"]
-    kinds = "/".join(sorted(set(runs.kind)))
-    pl = bt[(bt.method == "pulse")]
-    sav = pl.saving_vs_ucbe
-    out.append(Claim(
-        PAPER, "Savings vs UCB-E (Fig. 1)", "PULSE saves up to 46% of LLM calls relative to UCB-E at 95% accuracy",
-        f"[{kinds}] {pl.pool.nunique()} pools, {int(runs.reps.iloc[0])} runs per method, bandit calls to 95% accuracy",
-        "saving per pool: " + ", ".join(f"{a}: {b:.0%}" if np.isfinite(b) else f"{a}: n/a (95% not reached)"
-                                         for a, b in zip(pl.pool, sav, strict=True))
-        + f"; maximum {np.nanmax(sav):.0%}" if np.isfinite(sav).any() else "95% accuracy not reached by both methods in any pool",
-        "untestable" if not np.isfinite(sav).any() else
-        ("holds" if np.nanmax(sav) >= 0.4 and (sav[np.isfinite(sav)] > 0).all() else ("partly" if np.nanmax(sav) > 0 else "fails")),
-    ))
-    mean_acc = semi.groupby(["pool", "method"]).accuracy.mean().unstack()
-    worst = (mean_acc.idxmin(axis=1) == "naive-pooling") if len(mean_acc) else pd.Series(dtype=bool)
-    out.append(Claim(
-        PAPER, "Naive-Pooling is worst (Sec. 4.1)",
-        "Naive-Pooling has the lowest accuracy of the three methods across datasets, gaps and budgets",
-        f"[{'/'.join(sorted(set(semi.kind)))}] mean Accuracy@t over the budget grid per pool",
-        f"Naive-Pooling lowest in {int(worst.sum())}/{len(worst)} pools; mean accuracy (UCB-E / PULSE / Naive-Pooling): "
-        + "; ".join(f"{i}: {r.get('ucbe-batch', np.nan):.2f}/{r.get('pulse', np.nan):.2f}/{r.get('naive-pooling', np.nan):.2f}"
-                    for i, r in mean_acc.iterrows()),
-        "holds" if len(worst) and worst.all() else ("partly" if worst.any() else "fails"),
-    ))
-    better = (mean_acc["pulse"] >= mean_acc["ucbe-batch"]) if len(mean_acc) else pd.Series(dtype=bool)
-    out.append(Claim(
-        PAPER, "PULSE above UCB-E throughout (Fig. 2)",
-        "PULSE achieves higher accuracy than UCB-E for every dataset, gap and budget",
-        f"[{'/'.join(sorted(set(semi.kind)))}] Accuracy@t per pool and budget",
-        f"PULSE >= UCB-E in mean accuracy in {int(better.sum())}/{len(better)} pools; at individual budgets in "
-        f"{_pointwise(semi)}; at the largest budget PULSE is below UCB-E in {_final_below(semi)} pools (Eq. 3 averages "
-        "every one-step estimate, so early noise stays in mu_hat even once a model is fully observed and no longer "
-        "pulled, while the observation-only mean becomes exact)",
-        "holds" if len(better) and better.all() else ("partly" if better.any() else "fails"),
-    ))
-    sp = runs[runs.method == "pulse"].groupby("pool").s_per_run.first()
-    out.append(Claim(
-        PAPER, "Run time (Sec. 4.1, App. C.2)", "a PULSE run at T = 540K calls on MMLU-Pro takes about 60 s (A40 GPU)",
-        f"[{kinds}] wall time per run of our batched implementation at the profile's scale (CPU, R runs batched)",
-        "per run: " + ", ".join(f"{k}: {v:.2f} s" for k, v in sp.items())
-        + f" at {int(runs.budget.max())} calls or fewer; the T = 540K scale needs the paper profile (GPU) and was not run here",
-        "untestable",
-    ))
-    alp = runs[runs.kind == "real"]
-    if len(alp):
-        m = alp.groupby("method").accuracy.mean()
-        out.append(Claim(
-            PAPER, "Non-binary scores (Sec. 5: extension expected with minor changes)",
-            "PULSE extends to non-binary scores in [0, 1]",
-            f"[real] AlpacaEval-2 (continuous scores), seeded train/test split of its models, {int(alp.reps.iloc[0])} runs",
-            "mean accuracy over budgets: " + ", ".join(f"{LABEL[k]} {v:.2f}" for k, v in m.items()),
-            "holds" if m.get("pulse", 0) >= m.get("ucbe-batch", 1) else "partly",
-        ))
-    return [with_id(c, "pulse") for c in out]
-
-
-def _final_below(runs: pd.DataFrame) -> str:
-    last = runs[runs.budget == runs.groupby("pool").budget.transform("max")]
-    piv = last.pivot_table(index="pool", columns="method", values="accuracy")
-    if "pulse" not in piv or "ucbe-batch" not in piv:
-        return "n/a"
-    return f"{int((piv['pulse'] < piv['ucbe-batch']).sum())}/{len(piv)}"
-
-
-def _pointwise(runs: pd.DataFrame) -> str:
-    piv = runs.pivot_table(index=["pool", "budget"], columns="method", values="accuracy")
-    if "pulse" not in piv or "ucbe-batch" not in piv:
-        return "n/a"
-    ok = piv["pulse"] >= piv["ucbe-batch"]
-    return f"{int(ok.sum())}/{len(ok)} (pool, budget) points"
+def cv_table(cfg: dict) -> pd.DataFrame:
+    """Step 1 cross-validation on the train split of the first pool of each dataset (one table, all datasets)."""
+    tables, seen = [], set()
+    for pool in pool_names(cfg):
+        ds, _ = parse_pool(pool)
+        if ds in seen:
+            continue
+        seen.add(ds)
+        inst = build_instance(cfg, pool)
+        _, table = select_hyperparameters(cfg, inst, ds)
+        tables.append(table.assign(pool=pool, kind=inst.test.kind, split_seed=inst.seed))
+    return pd.concat(tables, ignore_index=True)

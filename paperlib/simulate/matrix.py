@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .data.matrix import ScoreMatrix
-from .device import get_device
-from .policies import make_policy
-from .progress import Progress
+from ..data.matrix import ScoreMatrix
+from ..device import get_device
+from ..policies import make_policy
+from ..progress import progress_bar
 
 
 @dataclass
@@ -97,7 +97,7 @@ def simulate(
     Parameters
     ----------
     method : str
-        A name from :data:`paperlib.policies.METHODS`.
+        A matrix method of :mod:`paperlib.policies.registry` (``ucbe``, ``pulse``, ...).
     budgets : int or sequence of int
         Checkpoint budgets (evaluations per repetition); the largest is the run's budget.
     params : dict
@@ -110,14 +110,15 @@ def simulate(
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
     scores = torch.tensor(matrix.scores, device=dev)
     est, best = [], []
-    bar = Progress(f"{method} on {matrix.name} (R={reps})", budgets[-1], enabled=progress)
+    bar = progress_bar(budgets[-1], f"{method} on {matrix.name} (R={reps})", enabled=progress)
     for target in budgets:
         while policy.spent < target:
             req = policy.ask(limit=target - policy.spent)
             policy.tell(req, scores[req.rows, req.cols])
-            bar.update(policy.spent)
+            bar.update(req.size)
         est.append(policy.estimate().float().cpu().numpy())
         best.append(policy.best().cpu().numpy())
+    bar.close()
     if dev.type == "cuda":
         torch.cuda.synchronize()
     return SimResult(

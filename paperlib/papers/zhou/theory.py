@@ -14,10 +14,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..data.matrix import ScoreMatrix
-from ..metrics import hardness_h1
-from ..simulate import simulate
-from ..stats import clopper_pearson
+from ...data.matrix import ScoreMatrix
+from ...metrics import hardness_h1
+from ...simulate import simulate
+from ...stats import clopper_pearson
 
 
 def corollary1_a(budget: int, n: int, h1: float) -> float:
@@ -74,4 +74,25 @@ def check_corollary1(matrix: ScoreMatrix, budgets, reps: int = 200, seed: int = 
         rows.append(dict(dataset=matrix.name, kind=matrix.kind, n=n, m=m, H1=h1, budget=t,
                          budget_frac=t / (n * m), a=a, bound=bound, success=k / reps, ci_low=lo,
                          ci_high=hi, reps=reps, verdict=verdict))
+    return pd.DataFrame(rows)
+
+
+def corollary1_instance(inst: dict) -> ScoreMatrix:
+    """The synthetic Bernoulli instance of the Corollary 1 check: row i has success probability p[i]."""
+    rng = np.random.default_rng(inst["seed"])
+    p = np.asarray(inst["p"])
+    scores = (rng.random((inst["n"], inst["m"])) < p[:, None]).astype(np.float32)
+    return ScoreMatrix.from_array(scores, kind="synthetic", name="corollary1_instance")
+
+
+def vacuity_table(names) -> pd.DataFrame:
+    """Smallest budget with a positive Corollary 1 bound, against n x m, for each dataset."""
+    from ... import data
+
+    rows = []
+    for d in names:
+        dm = data.load(d)
+        t_min = smallest_informative_budget(dm.shape[0], hardness_h1(dm.means))
+        nm = dm.shape[0] * dm.shape[1]
+        rows.append(dict(dataset=d, kind=dm.kind, nm=nm, T_informative=t_min, ratio=t_min / nm))
     return pd.DataFrame(rows)

@@ -1,14 +1,18 @@
 """Budget-allocation policies for repeated judge queries, batched over R repetitions.
 
-The protocol is the ask/tell one of :mod:`paperlib.policies.base`: ``ask()`` returns a
-:class:`ArmRequest` naming one item per repetition, ``tell(request, scores)`` reports the
-judge's (R,) scores. Unlike best-method identification an item may be queried any number of
-times. Final estimates are the per-item sample means of Eq. (1).
+The protocol is the ask/tell one of :mod:`paperlib.policies.base`: ``ask()`` returns an
+:class:`ArmRequest` naming the items to query next, ``arms`` of shape (R, k), and
+``tell(request, scores)`` reports the judge's (R, k) scores. By default k = 1; ``ask(max_size=N)``
+lets a policy hand out up to N queries at once when their choice does not depend on scores not
+yet told (Uniform and ROBIN always, ROBIN-HOOD during its warm-up), which is how a simulator
+draws a score-blind query sequence in one batch. Unlike best-method identification an item may
+be queried any number of times. Final estimates are the per-item sample means of Eq. (1).
 
 Policies
 --------
 Uniform     round-robin over a random item order drawn once per repetition.
-ROBIN       Alg. 1: argmax_i sigma_i^2 / n_i(t-1) with the variances known.
+ROBIN       Alg. 1: argmax_i sigma_i^2 / n_i(t-1) with the variances known; the whole greedy
+            sequence is built at once (:func:`robin_sequence`).
 ROBIN-HOOD  Alg. 2: t0 rounds of round-robin, then argmax_i Vbar_i(t-1) / n_i(t-1), Eq. (6).
 
 Conventions the paper leaves open (documented in the claims ledger):
@@ -29,10 +33,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..device import get_device, make_generator
-from ..policies.base import BudgetExhaustedError, RequestBook, next_request_id
+from .base import BudgetExhaustedError, RequestBook, next_request_id
 
 UCB_FORMS = ("eq6", "delta")
 T0_RULES = ("experiments", "theorem", "lemma6")
@@ -40,10 +45,14 @@ T0_RULES = ("experiments", "theorem", "lemma6")
 
 @dataclass(frozen=True)
 class ArmRequest:
-    """Items to query next: ``arms[r]`` for repetition r."""
+    """Items to query next: ``arms[r, t]`` for repetition r, t < k."""
 
     id: int
     arms: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return int(self.arms.shape[1])
 
 
 def check_judge_budget(budget, K: int) -> int:
@@ -95,6 +104,32 @@ def variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float) -> torch.Tensor:
     """Vbar of Eq. (6): var / (1 - sqrt(4 L / n)); +inf where the bound is vacuous (n <= 4L)."""
     shrink = 1.0 - torch.sqrt(4.0 * L / n.clamp(min=1))
     return torch.where(shrink > 0, var / shrink.clamp(min=1e-300), torch.full_like(var, torch.inf))
+
+
+def robin_sequence(variances, B: int, reps: int, gen: torch.Generator, device) -> torch.Tensor:
+    """The first B queries of ROBIN (Alg. 1) for each repetition, shape (R, B), long.
+
+    Entries sigma_i^2 / k for k = 0..ceil(lambda_i B) (k = 0 is +inf) are sorted in decreasing
+    order, ties in a random order per repetition. Items with sigma_i^2 = 0 have only the k = 0
+    entry (one query); if every variance is 0 the queries go round-robin.
+    """
+    var = torch.as_tensor(np.asarray(variances, dtype=np.float64), device=device)
+    K = var.shape[0]
+    total = float(var.sum())
+    if total <= 0:
+        order = torch.argsort(torch.rand(reps, K, generator=gen, device=device), dim=1)
+        return order[:, torch.arange(B, device=device) % K]
+    cap = torch.where(var > 0, torch.ceil(var / total * B).long() + 1, torch.zeros_like(var, dtype=torch.long))
+    sizes = cap + 1
+    arm = torch.repeat_interleave(torch.arange(K, device=device), sizes)
+    start = torch.cumsum(sizes, 0) - sizes
+    k = torch.arange(arm.shape[0], device=device) - start[arm]
+    prio = torch.where(k == 0, torch.full_like(var[arm], torch.inf), var[arm] / k.clamp(min=1))
+    key = torch.rand(reps, arm.shape[0], generator=gen, device=device)
+    idx1 = torch.argsort(key, dim=1)
+    idx2 = torch.argsort(-prio[idx1], dim=1, stable=True)
+    order = idx1.gather(1, idx2[:, :B])
+    return arm[order]
 
 
 VACUOUS = 1e200
@@ -152,35 +187,54 @@ class AllocationPolicy:
     def done(self) -> bool:
         return self.spent >= self.budget
 
-    def ask(self) -> ArmRequest:
+    def ask(self, max_size: int = 1) -> ArmRequest:
+        """The next queries, ``arms`` of shape (R, k) with 1 <= k <= ``max_size``.
+
+        k > 1 only where the policy's choice of those queries cannot depend on the scores of
+        the earlier ones (:meth:`blind_horizon`), so asking for many at once never changes a run.
+        """
         self._book.check_ask()
         if self.done:
             raise BudgetExhaustedError(f"budget of {self.budget} queries is spent")
-        return self._book.issue(ArmRequest(next_request_id(), self._select()))
+        if isinstance(max_size, bool) or int(max_size) != max_size or max_size < 1:
+            raise ValueError(f"max_size must be a positive integer, got {max_size!r}")
+        k = max(1, min(int(max_size), self.budget - self.spent, self.blind_horizon()))
+        return self._book.issue(ArmRequest(next_request_id(), self._select(k)))
 
     def tell(self, request: ArmRequest, scores) -> None:
-        """Report the judge's score of each repetition's queried item, shape (R,), finite."""
+        """Report the judge's scores of a request's queries, shape (R, k) (or (R,) when k = 1), finite."""
         self._book.check_tell(request)
-        x = torch.as_tensor(scores, dtype=torch.float64, device=self.device).reshape(-1)
-        if x.shape != (self.reps,):
-            raise ValueError(f"scores must have shape ({self.reps},), got {tuple(torch.as_tensor(scores).shape)}")
+        x = torch.as_tensor(scores, dtype=torch.float64, device=self.device)
+        if x.shape != request.arms.shape and not (request.size == 1 and x.reshape(-1).shape == (self.reps,)):
+            raise ValueError(f"scores must have shape {tuple(request.arms.shape)}, got {tuple(x.shape)}")
+        x = x.reshape(request.arms.shape)
         if not torch.isfinite(x).all():
             raise ValueError("scores must be finite (drop invalid judgments before telling)")
         self._update(request.arms, x)
         self._book.settle(request)
 
+    def blind_horizon(self) -> int:
+        """How many of the next queries are fixed whatever the scores told meanwhile (at least 1)."""
+        return 1
+
     def _update(self, arms: torch.Tensor, x: torch.Tensor) -> None:
-        r = self._r
-        self.n[r, arms] += 1.0
-        self.s1[r, arms] += x
-        self.s2[r, arms] += x * x
-        self.spent += 1
-        self._after_update(arms)
+        if arms.shape[1] == 1:
+            r, a, v = self._r, arms[:, 0], x[:, 0]
+            self.n[r, a] += 1.0
+            self.s1[r, a] += v
+            self.s2[r, a] += v * v
+        else:
+            self.n.scatter_add_(1, arms, torch.ones_like(x))
+            self.s1.scatter_add_(1, arms, x)
+            self.s2.scatter_add_(1, arms, x * x)
+        self.spent += arms.shape[1]
+        self._after_update(arms[:, -1] if arms.shape[1] == 1 else None)
 
     def _after_update(self, arms: torch.Tensor) -> None:
         pass
 
-    def _select(self) -> torch.Tensor:
+    def _select(self, k: int) -> torch.Tensor:
+        """The next k queries, (R, k) long."""
         raise NotImplementedError
 
     def estimate(self) -> torch.Tensor:
@@ -198,12 +252,19 @@ class Uniform(AllocationPolicy):
 
     name = "uniform"
 
-    def _select(self):
-        return self.order[:, self.spent % self.K]
+    def blind_horizon(self) -> int:
+        return self.budget - self.spent
+
+    def _select(self, k):
+        return self.order[:, (self.spent + torch.arange(k, device=self.device)) % self.K]
 
 
 class Robin(AllocationPolicy):
-    """Alg. 1 (ROBIN): known variances, argmax sigma_i^2 / n_i(t-1); n_i = 0 gives +inf."""
+    """Alg. 1 (ROBIN): known variances, argmax sigma_i^2 / n_i(t-1); n_i = 0 gives +inf.
+
+    ROBIN never looks at the scores, so its whole query sequence is built at the first ask
+    (:func:`robin_sequence`, one sort) and handed out in order.
+    """
 
     name = "robin"
 
@@ -214,17 +275,16 @@ class Robin(AllocationPolicy):
             raise ValueError(f"variances must have shape ({self.K},), got {tuple(var.shape)}")
         if not torch.isfinite(var).all() or (var < 0).any():
             raise ValueError("variances must be finite and non-negative")
-        self.var = var.expand(self.reps, self.K)
-        self.prio = keyed_priority(torch.full_like(self.n, torch.inf), self.n, self.tiefactor)
+        self.variances = var
+        self._sequence = None
 
-    def _after_update(self, arms):
-        r = self._r
-        n = self.n[r, arms]
-        self.prio[r, arms] = keyed_priority(self.var[r, arms] / n, n, self.tiefactor[r, arms])
+    def blind_horizon(self) -> int:
+        return self.budget - self.spent
 
-    def _select(self):
-        return self.prio.argmax(dim=1)
-
+    def _select(self, k):
+        if self._sequence is None:
+            self._sequence = robin_sequence(self.variances.cpu().numpy(), self.budget, self.reps, self.gen, self.device)
+        return self._sequence[:, self.spent : self.spent + k]
 
 class RobinHood(AllocationPolicy):
     """Alg. 2 (ROBIN-HOOD): t0 rounds of round-robin, then argmax Vbar_i(t-1) / n_i(t-1).
@@ -256,8 +316,11 @@ class RobinHood(AllocationPolicy):
         """Vbar_i / n_i for every item (+inf where the bound is vacuous), shape (R, K)."""
         return variance_ucb(self.variance(), self.n, self.L) / self.n.clamp(min=1)
 
+    def blind_horizon(self) -> int:
+        return max(1, self.warmup - self.spent)
+
     def _after_update(self, arms):
-        if self.spent == self.warmup:
+        if self.spent == self.warmup and not self.warmup_truncated:
             self.prio = keyed_priority(self.priorities(), self.n, self.tiefactor)
         elif self.spent > self.warmup:
             r = self._r
@@ -266,18 +329,10 @@ class RobinHood(AllocationPolicy):
             var = (self.s2[r, arms] / n - m * m).clamp(min=0.0)
             self.prio[r, arms] = keyed_priority(variance_ucb(var, n, self.L) / n, n, self.tiefactor[r, arms])
 
-    def _select(self):
+    def _select(self, k):
         if self.spent < self.warmup:
-            return self.order[:, self.spent % self.K]
-        return self.prio.argmax(dim=1)
+            return self.order[:, (self.spent + torch.arange(k, device=self.device)) % self.K]
+        return self.prio.argmax(dim=1, keepdim=True)
 
     def vbar(self) -> torch.Tensor:
         return variance_ucb(self.variance(), self.n, self.L)
-
-
-POLICIES = {"uniform": Uniform, "robin": Robin, "robin-hood": RobinHood}
-LABELS = {
-    "uniform": "Uniform (round-robin)",
-    "robin": "ROBIN (known variances, Alg. 1)",
-    "robin-hood": "ROBIN-HOOD (variance UCB, Alg. 2)",
-}

@@ -1,22 +1,26 @@
-"""Experiment drivers for Zhou et al. (2025) called by the notebooks (no algorithm lives here)."""
+"""Experiments of the Zhou et al. (2025) reproduction: runs, ablations, dataset tables.
+
+Every function takes ``cfg``, this paper's configuration: the ``zhou`` block of a profile plus the
+profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from . import data
-from .metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table
-from .policies import LABELS
-from .simulate import budgets_from_fracs, simulate
+from ... import data
+from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table
+from ...policies import MATRIX, label, names
+from ...simulate import budgets_from_fracs, simulate
 
-LRF_METHODS = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
+LRF_METHODS = tuple(names(MATRIX, "lrf"))
 MAIN_METRIC = "top1 gap eps=0.01"
 
 
 def method_params(cfg: dict, method: str) -> dict:
     """Hyperparameters of ``method`` from the config's ``zhou.params`` block."""
-    p = cfg["zhou"]["params"]
+    p = cfg["params"]
     if method == "ucbe":
         return dict(p.get("ucbe", {}))
     if method in LRF_METHODS:
@@ -26,7 +30,7 @@ def method_params(cfg: dict, method: str) -> dict:
 
 def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
     """All configured methods on one dataset; returns (metrics table, {method: SimResult})."""
-    z = cfg["zhou"]
+    z = cfg
     mat = data.load(name)
     n, m = mat.shape
     budgets = budgets_from_fracs(z["budget_fracs"], n, m)
@@ -48,7 +52,7 @@ def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
 
 def run_ablation(cfg: dict, name: str, device=None, progress: bool = True) -> pd.DataFrame:
     """Figure 4: vary one UCB-E-LRF hyperparameter at a time (plus the Score-Only variant)."""
-    ab = cfg["zhou"]["ablation"]
+    ab = cfg["ablation"]
     base = method_params(cfg, "ucbe-lrf")
     mat = data.load(name)
     budgets = budgets_from_fracs(ab["budget_fracs"], *mat.shape)
@@ -96,58 +100,37 @@ def reach_table(table: pd.DataFrame, metric: str = MAIN_METRIC, level: float = 1
     out = budget_to_reach(table, metric, level)
     meta = table.groupby("dataset")[["H1", "kind"]].first().reset_index()
     out = out.merge(meta, on="dataset")
-    out["label"] = out.method.map(LABELS)
+    out["label"] = out.method.map(label)
     return out
 
 
-def claim_best_found_cheaply(reach: pd.DataFrame, max_frac: float) -> dict:
-    """'Identifies the best method with 5-15% of the budget' (Zhou et al., abstract)."""
-    act = reach[reach.method.isin(["ucbe", "ucbe-lrf"])].groupby("dataset").budget_frac.min()
-    ok = act <= 0.15 + 1e-9
-    fmt = ", ".join(f"{d}: {'>' + format(max_frac, '.0%') if np.isnan(v) else format(v, '.0%')}" for d, v in act.items())
-    verdict = "holds" if ok.all() else ("partly" if ok.any() else "fails")
-    return dict(measured=f"{ok.sum()}/{len(ok)} datasets within 15%; best of UCB-E/UCB-E-LRF: {fmt}", verdict=verdict)
+def low_rankness_table(names) -> tuple[pd.DataFrame, dict]:
+    """Table 3 for several datasets, and each one's normalised singular values (Figure 6)."""
+    rows, spectra = [], {}
+    for d in names:
+        shares, sv = low_rankness(d)
+        rows.append(dict(dataset=d, kind=data.info(d).kind, **shares))
+        spectra[d] = sv
+    return pd.DataFrame(rows), spectra
 
 
-def claim_active_beats_baselines(reach: pd.DataFrame) -> dict:
-    """'Both active algorithms need much less budget than the baselines' (Sec. 4.4)."""
-    piv = reach.pivot(index="dataset", columns="method", values="budget_frac").fillna(np.inf)
-    base = piv[[c for c in ("row-mean", "filled-subset", "lrf") if c in piv]].min(axis=1)
-    act = piv[[c for c in ("ucbe", "ucbe-lrf") if c in piv]].min(axis=1)
-    better = (act <= base)
-    strict = (act < base)
-    verdict = "holds" if better.all() else ("partly" if better.any() else "fails")
-    return dict(measured=f"active <= best baseline on {better.sum()}/{len(better)} datasets "
-                         f"(strictly less on {strict.sum()})", verdict=verdict)
+def cost_table(reach: pd.DataFrame, usd_full: float, gpu_hours_full: float) -> tuple[pd.DataFrame, str, str]:
+    """Figure 1 under a per-call cost model: the paper's full costs times the budget fraction each method needs.
 
+    The easy panel is AlpacaEval-2 (clean) when present, else the easiest dataset; the hard panel is
+    the hardest real dataset (by H1), else the hardest dataset. Returns (table, easy, hard).
+    """
+    easy = "alpacaeval2_clean" if "alpacaeval2_clean" in set(reach.dataset) else reach.sort_values("H1").dataset.iloc[0]
+    real = reach[reach.kind == "real"]
+    hard = (real if len(real) else reach).sort_values("H1").dataset.iloc[-1]
 
-def claim_lrf_on_hard(reach: pd.DataFrame) -> dict:
-    """'UCB-E wins on easy data by 2-3%; UCB-E-LRF saves about 10% of budget on hard data' (Sec. 4.4)."""
-    piv = reach.pivot_table(index=["dataset", "H1"], columns="method", values="budget_frac").reset_index()
-    if "ucbe" not in piv or "ucbe-lrf" not in piv:
-        return dict(measured="methods missing", verdict="untestable")
-    piv = piv.sort_values("H1")
-    cap = reach.budget_frac.max() if reach.budget_frac.notna().any() else 1.0
-    diff = (piv["ucbe"].fillna(cap + 0.05) - piv["ucbe-lrf"].fillna(cap + 0.05)).to_numpy()
-    half = len(diff) // 2
-    easy, hard = diff[:half], diff[half:]
-    verdict = "holds" if (hard.mean() >= 0.05 and easy.mean() <= 0) else (
-        "partly" if hard.mean() > easy.mean() else "fails")
-    return dict(measured=f"mean budget(UCB-E) - budget(UCB-E-LRF): easier half {easy.mean():+.3f}, "
-                         f"harder half {hard.mean():+.3f} (by H1; unreached counted as grid max + 5%)",
-                verdict=verdict)
+    def frac(ds, meth):
+        v = reach[(reach.dataset == ds) & (reach.method == meth)].budget_frac
+        return float(v.iloc[0]) if len(v) else np.nan
 
-
-def claim_h1_predicts_budget(reach: pd.DataFrame) -> dict:
-    """'Datasets with smaller H1 need less budget' (Sec. 4.5), Spearman correlation for UCB-E."""
-    from scipy.stats import spearmanr
-
-    sub = reach[reach.method == "ucbe"].copy()
-    cap = reach.budget_frac.max() if reach.budget_frac.notna().any() else 1.0
-    sub["b"] = sub.budget_frac.fillna(cap + 0.05)
-    if len(sub) < 4:
-        return dict(measured=f"only {len(sub)} datasets", verdict="untestable")
-    rho, p = spearmanr(sub.H1, sub.b)
-    verdict = "holds" if (rho > 0 and p < 0.05) else ("partly" if rho > 0 else "fails")
-    return dict(measured=f"Spearman rho(H1, budget to precision 1) = {rho:.2f}, p = {p:.3f}, {len(sub)} datasets",
-                verdict=verdict)
+    rows = []
+    for ds, unit, full in [(easy, "USD", usd_full), (hard, "GPU-hours", gpu_hours_full)]:
+        for meth in ["ucbe", "ucbe-lrf"]:
+            f = frac(ds, meth)
+            rows.append(dict(dataset=ds, unit=unit, method=label(meth), budget_frac=f, cost=f * full, full=full))
+    return pd.DataFrame(rows), easy, hard

@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from scipy.stats import norm
 
+from ..data.judge_pools import JudgeDistribution, JudgePool
 from ..device import get_device
-from .pool import JudgeDistribution, JudgePool
 
 
 class Judge:

@@ -1,0 +1,130 @@
+"""Profile configuration: load ``config/<profile>.yaml``, validate it, hand each paper its block.
+
+Validation has two stages, both naming the offending key:
+
+1. the JSON Schema ``config.schema.yaml`` beside this file, which ``$ref``s each paper's
+   ``<paper>/config.schema.yaml`` (unknown keys, types, ranges, enums, the profile name a plain
+   word). The workflow applies it with ``snakemake.utils.validate``; :func:`validate` applies the
+   same files with ``jsonschema`` so the library and the notebooks need no workflow.
+2. :func:`check_semantics`: what a schema cannot say (dataset names exist in the registry,
+   fractions increase, one repetition count per Zhou method, ROBIN's main delta among its deltas).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .. import paths
+
+SCHEMA_FILE = Path(__file__).with_name("config.schema.yaml")
+PAPERS = ("zhou", "robin", "pulse")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be run; the message names the key."""
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    def retrieve(uri: str):
+        path = Path(uri.removeprefix("file://"))
+        return Resource.from_contents(yaml.safe_load(path.read_text()))
+
+    schema = yaml.safe_load(SCHEMA_FILE.read_text())
+    schema["$id"] = SCHEMA_FILE.resolve().as_uri()
+    return Draft202012Validator(schema, registry=Registry(retrieve=retrieve))
+
+
+def _where(error) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def validate(cfg: dict) -> dict:
+    """Check a whole profile against the schema, then :func:`check_semantics`; raise :class:`ConfigError`."""
+    if not isinstance(cfg, dict):
+        raise ConfigError("config: top level must be a mapping")
+    errors = sorted(_validator().iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise ConfigError("config: " + "; ".join(f"{_where(e)}: {e.message}" for e in errors[:5]))
+    check_semantics(cfg)
+    return cfg
+
+
+def _increasing(fr, key: str, end_at_one: bool = False) -> None:
+    if sorted(fr) != list(fr) or len(set(fr)) != len(fr):
+        raise ConfigError(f"config: {key} must be strictly increasing, got {fr}")
+    if end_at_one and fr[-1] != 1.0:
+        raise ConfigError(f"config: {key} must end at 1.0 (the full budget), got {fr}")
+
+
+def check_semantics(cfg: dict) -> None:
+    """What the schema cannot check; each error names its key."""
+    from ..data.registry import registry
+
+    reg = registry()
+    z, r, p = cfg["zhou"], cfg["robin"], cfg["pulse"]
+    for key, names in (("zhou.datasets", z["datasets"]), ("zhou.ablation.datasets", z["ablation"]["datasets"]),
+                       ("pulse.datasets", p["datasets"])):
+        for name in names:
+            if name not in reg:
+                raise ConfigError(f"config: {key}: unknown dataset '{name}' (see data/registry.yaml)")
+    for meth in z["methods"]:
+        if meth not in z["reps"]:
+            raise ConfigError(f"config: zhou.reps.{meth} is missing (one repetition count per method)")
+    _increasing(z["budget_fracs"], "zhou.budget_fracs")
+    _increasing(z["ablation"]["budget_fracs"], "zhou.ablation.budget_fracs")
+    _increasing(z["corollary1"]["budget_fracs"], "zhou.corollary1.budget_fracs")
+    inst = z["corollary1"]["instance"]
+    if len(inst["p"]) != inst["n"]:
+        raise ConfigError(f"config: zhou.corollary1.instance.p must have n = {inst['n']} entries")
+    _increasing(r["budget_fracs"], "robin.budget_fracs", end_at_one=True)
+    if 0.5 not in r["budget_fracs"]:
+        raise ConfigError("config: robin.budget_fracs must contain 0.5 (Table 2's half budget)")
+    if r["main_delta"] not in r["deltas"]:
+        raise ConfigError("config: robin.main_delta must be one of robin.deltas")
+    if "delta" not in r["ucb_forms"]:
+        raise ConfigError("config: robin.ucb_forms must contain 'delta'")
+    _increasing(p["bandit_fracs"], "pulse.bandit_fracs")
+    for ds in p["gaps"]:
+        if ds != "default" and ds not in p["datasets"]:
+            raise ConfigError(f"config: pulse.gaps.{ds} names a dataset not in pulse.datasets")
+
+
+def load_config(path_or_name: str | Path) -> dict:
+    """Load and validate a profile by path or by name (``quick``, ``paper``, ``smoke``)."""
+    p = Path(path_or_name)
+    if not p.suffix:
+        p = paths.CONFIG_DIR / f"{path_or_name}.yaml"
+    if not p.exists():
+        raise ConfigError(f"config file not found: {p}")
+    return validate(yaml.safe_load(p.read_text()))
+
+
+def paper_config(cfg: dict, paper: str) -> dict:
+    """The slice of a profile one paper's notebooks receive: its block plus the global ``seed``."""
+    if paper not in PAPERS:
+        raise ConfigError(f"unknown paper {paper!r}; choose from {PAPERS}")
+    return {**cfg[paper], "seed": int(cfg["seed"])}
+
+
+def smoke_config(paper: str) -> dict:
+    """A paper's slice of the smoke profile: the default of every notebook's parameters."""
+    return paper_config(load_config("smoke"), paper)
+
+
+def check_paper_config(pc: dict, paper: str) -> dict:
+    """Validate a paper's slice (as handed to a notebook) against that paper's schema."""
+    import copy
+
+    full = copy.deepcopy(load_config("smoke"))
+    pc = dict(pc)
+    seed = pc.pop("seed", full["seed"])
+    full[paper], full["seed"] = pc, seed
+    validate(full)
+    return {**pc, "seed": seed}

@@ -1,0 +1,259 @@
+"""Ledger rows of the ROBIN reproduction (Saha et al. 2026), each with its decision rule.
+
+Thresholds are module constants so the tests can pin them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...ledger import Claim, with_id
+from ...policies import label
+from .experiments import (
+    PAPER_B,
+    PAPER_K,
+    UNIFORM,
+    curves,
+    half_budget_table,
+    main_id,
+    ordering_table,
+    table2,
+)
+
+PAPER = "Saha et al. 2026 (ROBIN)"
+HALF_BUDGET_FRAC = 0.6             # "about 50k of 100k": reached by 60% of the budget
+BETWEEN_HOLDS, BETWEEN_PARTLY = 0.9, 0.5
+ALPHA = 0.05                       # Welch test level of Table 2
+TOP10_SHARE = 0.2                  # heterogeneous: the top 10% of items hold more than 20% of the variance
+
+
+def _kinds(df) -> str:
+    return "/".join(sorted(set(df["kind"]))) if len(df) else "none"
+
+
+def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | None = None) -> list[Claim]:
+    """Ledger rows for the experimental claims of Sec. 5 (``starved``: :func:`.experiments.starvation_table`)."""
+    r = cfg
+    main = main_id(cfg)
+    eq6 = main_id(cfg, "eq6")
+    warm = 4 * math.log(1 / r["main_delta"]) / (PAPER_B / PAPER_K)
+    out = []
+    ht = half_budget_table(runs, main)
+    ht6 = half_budget_table(runs, eq6) if eq6 in set(runs.method_id) else pd.DataFrame()
+    ok = ht[ht.frac_needed <= HALF_BUDGET_FRAC]
+    syn = ht[ht.kind == "synthetic"]
+    out.append(Claim(
+        PAPER, "Half the queries (Sec. 5.2, Table 2)",
+        "ROBIN-HOOD reaches Uniform's 100k-query WCE with about 50k queries",
+        f"[{_kinds(ht)}] {len(ht)} cells ({r['reps']} runs each, budgets scaled to 100,000 x K / 1,017); {label(main)}",
+        f"fraction of the full budget needed: median {ht.frac_needed.median():.2f} (range {ht.frac_needed.min():.2f}-"
+        f"{ht.frac_needed.max():.2f}; never reached in {int(ht.frac_needed.isna().sum())}); <= 0.6 in {len(ok)}/{len(ht)} cells; "
+        f"synthetic: {', '.join(f'{c}: {v:.2f}' for c, v in zip(syn.cell, syn.frac_needed, strict=False))}"
+        + (f". With Eq. (6) as written: median {ht6.frac_needed.median():.2f}" if len(ht6) else ""),
+        "holds" if len(ok) == len(ht) else ("partly" if len(ok) else "fails"),
+    ))
+    order = ordering_table(runs, main, after_frac=warm + 0.05)
+    frac_between = float(order.between.mean()) if len(order) else float("nan")
+    out.append(Claim(
+        PAPER, "ROBIN-HOOD between Uniform and ROBIN (Sec. 5.2)",
+        "ROBIN-HOOD's WCE lies between Uniform's and ROBIN's (known variances) after the warm-up",
+        f"[{_kinds(order)}] mean WCE per cell and budget after the warm-up, {label(main)}",
+        f"ROBIN <= ROBIN-HOOD <= Uniform at {int(order.between.sum())}/{len(order)} (cell, budget) points "
+        f"({frac_between:.0%}); ROBIN best of all allocators at {int(order.robin_best.sum())}/{len(order)}",
+        "holds" if frac_between >= BETWEEN_HOLDS else ("partly" if frac_between >= BETWEEN_PARTLY else "fails"),
+    ))
+    bad = main_id(max(r["deltas"]))
+    if bad in set(runs.method_id) and bad != main:
+        cur = curves(runs)
+        rows = []
+        for cell, g in cur.groupby("cell", sort=False):
+            b = g[g.method_id == bad].sort_values("budget")
+            u = g[g.method_id == UNIFORM].sort_values("budget")
+            m = g[g.method_id == main].sort_values("budget")
+            half = b[np.isclose(b.budget_frac, 0.5, atol=0.006)]
+            if half.empty:
+                continue
+            gain_bad = float(half.wce.iloc[0] - b.wce.iloc[-1])
+            gain_uni = float(u[np.isclose(u.budget_frac, 0.5, atol=0.006)].wce.iloc[0] - u.wce.iloc[-1])
+            rows.append({"cell": cell, "kind": g.kind.iloc[0], "gain_bad": gain_bad, "gain_uni": gain_uni,
+                         "bad_full": float(b.wce.iloc[-1]), "uni_full": float(u.wce.iloc[-1]),
+                         "main_full": float(m.wce.iloc[-1])})
+        pl = pd.DataFrame(rows)
+        plateau = pl[(pl.gain_bad < 0.5 * pl.gain_uni) & (pl.bad_full >= pl.main_full)]
+        out.append(Claim(
+            PAPER, f"Poorly chosen delta (Fig. 5, delta = {max(r['deltas']):g})",
+            "with a poorly chosen delta ROBIN-HOOD's WCE plateaus and is overtaken by Uniform",
+            f"[{_kinds(pl)}] WCE decrease from half to full budget, {label(bad)} vs Uniform",
+            f"plateau (decrease < half of Uniform's and final WCE >= the delta={r['main_delta']:g} run's) in "
+            f"{len(plateau)}/{len(pl)} cells; overtaken by Uniform at full budget in "
+            f"{int((pl.bad_full > pl.uni_full).sum())}/{len(pl)}; synthetic: "
+            + ", ".join(f"{c}: {gb:.3f} vs {gu:.3f}" for c, gb, gu in
+                        zip(pl[pl.kind == 'synthetic'].cell, pl[pl.kind == 'synthetic'].gain_bad,
+                            pl[pl.kind == 'synthetic'].gain_uni, strict=False)),
+            "holds" if len(plateau) == len(pl) else ("partly" if len(plateau) else "fails"),
+        ))
+    t2 = table2(runs)
+    full = t2[(t2.point == "full") & (t2.method_id == main)]
+    sig = full[(full.p_vs_uniform < ALPHA) & (full.wce_mean < t2[(t2.point == "full") & (t2.method_id == UNIFORM)]
+                                              .set_index("cell").loc[full.cell].wce_mean.to_numpy())]
+    out.append(Claim(
+        PAPER, "Significance across models and attributes (Table 2)",
+        "ROBIN-HOOD's WCE differs significantly from Uniform's for every judge and attribute",
+        f"[{_kinds(full)}] Welch t-test at the full budget, {r['reps']} runs per method, {label(main)}",
+        f"ROBIN-HOOD significantly lower (p < 0.05) in {len(sig)}/{len(full)} cells",
+        "holds" if len(sig) == len(full) else ("partly" if len(sig) else "fails"),
+    ))
+    if "pearson" in runs.columns:
+        cor = runs.dropna(subset=["pearson"])
+        cor = cor[cor.method_id == main].groupby(["cell", "budget_frac"]).pearson.mean().reset_index()
+        rise = cor.groupby("cell").apply(lambda g: g.sort_values("budget_frac").pearson.iloc[-1]
+                                         - g.sort_values("budget_frac").pearson.iloc[0], include_groups=False)
+        out.append(Claim(
+            PAPER, "Correlation with human ratings rises with budget (Figs. 6-7, 9)",
+            "the correlation of ROBIN-HOOD's estimates with human ratings increases as the budget grows",
+            f"[real] {len(rise)} cells with human ratings, mean Pearson r over runs, {label(main)}",
+            f"Pearson r rises from the smallest to the full budget in {int((rise > 0).sum())}/{len(rise)} cells "
+            f"(median change {rise.median():+.3f}; final r {cor.groupby('cell').pearson.last().min():.2f}-"
+            f"{cor.groupby('cell').pearson.last().max():.2f})",
+            "holds" if (rise > 0).all() else ("partly" if (rise > 0).any() else "fails"),
+        ))
+    if starved is not None and len(starved):
+        hi, lo = max(r["deltas"]), r["main_delta"]
+        a, b = starved[starved.delta == hi], starved[starved.delta == lo]
+        out.append(Claim(
+            PAPER, "Why a large delta hurts (Sec. 5.1)",
+            f"a high delta is problematic because the variance UCB fails more often (delta = {hi:g} vs {lo:g})",
+            f"[{_kinds(starved)}] exact probability that an item with sigma_i > 0 draws identical scores in all t0 "
+            "warm-up queries (then sigma_hat = 0, Vbar = 0 < sigma^2, and Alg. 2 never queries it again)",
+            f"expected such items per run: {a.expected_starved.median():.1f} (median over cells; t0 = {int(a.t0.iloc[0])}) at "
+            f"delta = {hi:g} vs {b.expected_starved.median():.1f} (t0 = {int(b.t0.iloc[0])}) at delta = {lo:g}; P(at least one): "
+            f"{a.p_any_starved.median():.2f} vs {b.p_any_starved.median():.2f}. Their error stays at its warm-up value, "
+            "which is the plateau",
+            "holds" if a.expected_starved.median() > b.expected_starved.median() else "fails",
+        ))
+    return [with_id(c, "robin") for c in out]
+
+
+def rate_text(d: dict, reps: int) -> str:
+    lo, hi = d["ci"]
+    return f"{d['violations']}/{reps} = {d['rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})"
+
+
+def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, rh_experiments: dict,
+                  arithmetic: dict) -> list[Claim]:
+    """Ledger rows for Lemma 2, Theorem 3, Lemma 6 (and Theorem 8), Corollary 9, Lemma 7, Theorem 5, t0."""
+    out = []
+    ex = lemma2["example"]
+    out.append(Claim(
+        PAPER, "Lemma 2 (allocation profile of ROBIN)",
+        "ROBIN queries item i between floor(lambda_i B) and ceil(lambda_i B) times, lambda_i = sigma_i^2 / sum sigma^2",
+        f"[synthetic] exact allocations of Alg. 1 over {lemma2['configs']} (K, B, variance profile) configurations, "
+        "K 2-200, B from K+1 to 100K+1, 3 tie-breaking seeds each",
+        f"lower bound violated in {lemma2['lower_violations']}/{lemma2['configs']} configurations "
+        + (f"(worst: K={ex['K']}, B={ex['B']}, {ex['profile']}: shortfall {ex['worst_shortfall']:.0f} queries)" if ex else "")
+        + f"; upper bound violated in {lemma2['upper_violations']}; corrected bound ceil(lambda_i (B - K)) <= n_i <= "
+        f"ceil(lambda_i B) violated in {lemma2['corrected_violations']}",
+        "fails" if lemma2["lower_violations"] else "holds",
+    ))
+    for t in thm3:
+        out.append(Claim(
+            PAPER, f"Theorem 3 as boxed ({t['judge']})",
+            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))",
+            f"[synthetic] {t['reps']} ROBIN runs, K={t['K']}, B={t['B']}, delta={t['delta']}, "
+            "sigma_i^2 = the judge's score variance",
+            f"bound {t['box']['bound']:.3f} exceeded in {rate_text(t['box'], t['reps'])} vs claimed <= {t['delta']}",
+            t["box"]["verdict"],
+        ))
+        out.append(Claim(
+            PAPER, f"Theorem 3, Eq. (4) ({t['judge']})",
+            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))",
+            "[synthetic] same runs as the row above",
+            f"bound {t['eq4']['bound']:.3f} exceeded in {rate_text(t['eq4'], t['reps'])} vs claimed <= {t['delta']}",
+            t["eq4"]["verdict"],
+        ))
+    for t in thm3:
+        if "bernstein" in t:
+            out.append(Claim(
+                PAPER, f"Theorem 3, Bernstein correction ({t['judge']})",
+                "for a judge bounded in [a, b]: with prob. >= 1 - delta, WCE <= max_i sqrt(2 sigma_i^2 L / n_i) + "
+                "(b - a) L / (3 n_i), L = log(2K/delta) (our correction: Bernstein + union bound, no sub-Gaussian "
+                "assumption)",
+                "[synthetic] same runs as Theorem 3's rows for this judge",
+                f"bound (mean over runs) {t['bernstein']['bound']:.3f} exceeded in {rate_text(t['bernstein'], t['reps'])} "
+                f"vs <= {t['delta']}",
+                t["bernstein"]["verdict"],
+            ))
+    nbad = len(thm8["violations"])
+    worst = max(thm8["violations"], key=lambda v: v[2] / v[1]) if nbad else None
+    out.append(Claim(
+        PAPER, "Theorem 8 (variance concentration, as quoted from Laurent & Massart)",
+        "P(|s^2 - sigma^2| >= 2 sigma^2 sqrt(log(2/delta)/n)) <= delta for n Gaussian draws",
+        f"[none] exact chi-square probabilities on a grid of {thm8['cells']} (n, delta) cells",
+        f"violated in {nbad} cells"
+        + (f" (worst: n={worst[0]}, delta={worst[1]:g}: probability {worst[2]:.3g})" if worst else "")
+        + f"; Laurent-Massart's own form (extra 2x/(n-1) term on the upper side) violated in "
+        f"{len(thm8['corrected_violations'])} cells",
+        "fails" if nbad else "holds",
+    ))
+    th, exp = rh_theory, rh_experiments
+    for key, name, stmt in (
+        ("lemma6", "Lemma 6 (estimated-variance concentration)",
+         "with prob. >= 1 - delta/2, |sigma_i^2 - sigma_hat_i^2(t)| < 2 sigma_i^2 sqrt(log(4KB/delta)/n_i(t)) for all i, t > t0 K"),
+        ("cor9_low", "Corollary 9, lower side (Vbar is an upper confidence bound)",
+         "with prob. >= 1 - delta/2, sigma_i^2 <= Vbar_i(t) for all i and t > t0 K"),
+        ("cor9_high", "Corollary 9, upper side",
+         "with prob. >= 1 - delta/2, Vbar_i(t) <= 3 sigma_i^2 for all i and t > t0 K"),
+        ("lemma7", "Lemma 7 (allocation profile of ROBIN-HOOD)",
+         "n_i(B) >= floor(lambda_i B / 3) for all i (with prob. >= 1 - delta/2)"),
+        ("thm5_eq7", "Theorem 5, Eq. (7)",
+         "with prob. >= 1 - delta, ROBIN-HOOD's WCE <= sqrt(6 sum sigma^2 / B * log(4K/delta))"),
+        ("thm5_eq11", "Theorem 5, Eq. (11)",
+         "with prob. >= 1 - delta/2, ROBIN-HOOD's WCE <= 2 sqrt(sum sigma^2 / B * log(4K/delta))"),
+    ):
+        a, b = th[key], exp.get(key)
+        measured = (f"theorem regime (t0 = 16 log(4KB/delta) = {th['t0']}, Eq. 6 UCB): {rate_text(a, th['reps'])} "
+                    f"vs claimed <= {a['claimed']:.3g}")
+        if b is not None:
+            measured += (f"; experiments regime (t0 = 4 ln(1/delta) = {exp['t0']}, log(1/delta) UCB): "
+                         f"{rate_text(b, exp['reps'])}")
+        verdict = a["verdict"]
+        if verdict == "holds" and b is not None and b["verdict"] == "fails":
+            verdict = "partly"
+        out.append(Claim(
+            PAPER, name, stmt,
+            f"[synthetic] Gaussian judge K={th['K']} (sd 0.1-1.0), B={th['B']}, delta={th['delta']}, "
+            f"{th['reps']} ROBIN-HOOD runs per regime, every (i, t) checked",
+            measured, verdict,
+        ))
+    rows = {r["delta"]: r for r in arithmetic["rows"]}
+    a7, a07 = rows[0.007], rows[0.07]
+    t5 = arithmetic["thm5"]
+    out.append(Claim(
+        PAPER, "Setup arithmetic (Sec. 5.1, Figs. 3-5)",
+        "t0 = 4 ln(1/delta) gives warm-up periods of 20,164 (delta = 0.007) and 10,807 (delta = 0.07) queries for K = 1,017 pairs",
+        "[none] arithmetic",
+        f"t0 = {a7['t0']:.3f} / {a07['t0']:.3f}; K t0 = {a7['K1017']:.1f} / {a07['K1017']:.1f} for K = 1,017 but "
+        f"{a7['K1016']:.1f} / {a07['K1016']:.1f} for K = 1,016 (the reported values, truncated); the authors' early runs used "
+        f"4 log2(1/delta) K ({a7['K1017_log2']:.0f} at delta 0.007). Theorem 5's own t0 = 16 log(4KB/delta) = "
+        f"{t5['t0_theorem_K1017_B100k']} rounds would need {t5['t0_theorem_K1017_B100k'] * 1017:,} > 100,000 queries, and its "
+        f"precondition B > 16 K log(4/delta) = {t5['precondition_16Klog4/delta']:,.0f} excludes B = 100k",
+        "partly",
+    ))
+    return [with_id(c, "robin") for c in out]
+
+
+def data_claims(stats: pd.DataFrame) -> list[Claim]:
+    """Figures 1-2: judge-score variance is heterogeneous across items (``stats``: :func:`.experiments.data_table`)."""
+    real = stats[stats.kind == "real"]
+    sel = real if len(real) else stats
+    het = sel[sel.top10_share > TOP10_SHARE]
+    return [Claim(PAPER, "robin-heterogeneous-variance",
+        "judge-score variance is strongly heterogeneous across prompt-response pairs (Figs. 1-2, the pattern ROBIN exploits)",
+        f"[{'/'.join(sorted(set(sel.kind)))}] per-item variance of {len(sel)} judge x attribute cells",
+        f"the 10% highest-variance items hold {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
+        f"(uniform variances: 10%); items with zero variance: {sel.frac_zero_var.min():.0%}-{sel.frac_zero_var.max():.0%}; "
+        f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}; top-10% share above 20% in {len(het)}/{len(sel)} cells",
+        "holds" if len(het) == len(sel) else ("partly" if len(het) else "fails"))]

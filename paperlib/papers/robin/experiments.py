@@ -1,0 +1,208 @@
+"""Experiments of the ROBIN reproduction: datasets (cells), runs, Table 2, and the claims.
+
+A *cell* is one judge on one attribute: ``synthetic-discrete``, ``synthetic-gaussian``,
+``closerlook-<prompt variant>-<attribute>`` or ``llmrubric-<split>-<criterion>``. Budgets are
+scaled to each cell's item count with the paper's ratio (100,000 queries for 1,017 pairs).
+
+Every function takes ``cfg``, this paper's configuration: the ``robin`` block of a profile plus the
+profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`). Tables are keyed by method
+id (``robin-hood:delta=0.007:ucb=delta``); the ``label`` column is for display only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ...data import (
+    closerlook_cells,
+    judge_data_available,
+    llmrubric_cells,
+    load_closerlook,
+    load_llmrubric,
+)
+from ...metrics import first_crossing, human_correlations
+from ...policies import label, method_id
+from ...policies import parse as parse_id
+from ...policies.allocation import warmup_rounds
+from ...simulate import CategoricalJudge, PoolJudge, judge_from, run_judge, synthetic_judge
+
+PAPER_K, PAPER_B = 1017, 100_000
+UNIFORM, ROBIN = "uniform", "robin"
+
+
+def cell_names(cfg: dict) -> list[str]:
+    """Cells of a config whose data is present here (real cells are skipped without their files)."""
+    r = cfg
+    names = [f"synthetic-{fam}" for fam in r["synthetic"]["families"]]
+    if judge_data_available("closerlook_topicalchat"):
+        cells = closerlook_cells()
+        vs, attrs = r["closerlook"]["variants"], r["closerlook"]["attributes"]
+        names += [f"closerlook-{v}-{a}" for v, a in cells if (vs == "all" or v in vs) and (attrs == "all" or a in attrs)]
+    if judge_data_available("llmrubric_dist"):
+        want = r["llmrubric"]["cells"]
+        names += [f"llmrubric-{s}-{q}" for s, q in llmrubric_cells() if want == "all" or f"{s}-{q}" in want]
+    return names
+
+
+def make_judge(cell: str, cfg: dict | None = None, device=None):
+    """The judge simulator of a cell."""
+    kind, _, rest = cell.partition("-")
+    if kind == "synthetic":
+        syn = (cfg or {}).get("synthetic", {})
+        return synthetic_judge(rest, K=int(syn.get("K", PAPER_K)), seed=int(syn.get("seed", 0)), device=device)
+    if kind == "closerlook":
+        variant, attr = rest.rsplit("-", 1)
+        return judge_from(load_closerlook(variant, attr), device)
+    if kind == "llmrubric":
+        split, crit = rest.split("-")
+        return judge_from(load_llmrubric(split, crit), device)
+    raise ValueError(f"unknown cell {cell!r}")
+
+
+def full_budget(K: int) -> int:
+    """The paper's 100,000 queries for 1,017 pairs, scaled to K items."""
+    return int(round(PAPER_B * K / PAPER_K))
+
+
+def main_id(cfg_or_delta, ucb: str = "delta") -> str:
+    """Method id of the main ROBIN-HOOD variant (``robin-hood:delta=<main_delta>:ucb=<ucb>``)."""
+    delta = cfg_or_delta["main_delta"] if isinstance(cfg_or_delta, dict) else cfg_or_delta
+    return method_id("robin-hood", delta=float(delta), ucb=ucb)
+
+
+def run_variants(cfg: dict) -> list[str]:
+    """Method ids run on every cell: Uniform, ROBIN, ROBIN-HOOD at each delta (both UCB forms at the main delta)."""
+    out = [UNIFORM, ROBIN]
+    for delta in cfg["deltas"]:
+        for ucb in cfg["ucb_forms"]:
+            if delta != cfg["main_delta"] and ucb != "delta":
+                continue
+            out.append(method_id("robin-hood", delta=float(delta), ucb=ucb))
+    return out
+
+
+def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.DataFrame:
+    """Every method on one cell: WCE, MAE and human correlations per budget and repetition."""
+    r = cfg
+    judge = make_judge(cell, cfg, device)
+    B = int(round(full_budget(judge.K) * float(r.get("budget_scale", 1.0))))
+    budgets = sorted({max(judge.K, int(round(f * B))) for f in r["budget_fracs"]})
+    frames = []
+    for i, mid in enumerate(run_variants(cfg)):
+        res = run_judge(mid, judge, budgets, reps=int(r["reps"]), seed=int(cfg["seed"]) + i,
+                        device=device, progress=progress)
+        name, params = parse_id(mid)
+        C, R = len(budgets), res.reps
+        df = pd.DataFrame({
+            "cell": cell, "judge": judge.name, "kind": judge.kind, "K": judge.K, "method": name,
+            "method_id": mid, "label": label(mid), "delta": params.get("delta", np.nan),
+            "ucb": params.get("ucb", ""), "budget": np.repeat(budgets, R),
+            "budget_frac": np.repeat(np.asarray(budgets) / B, R), "rep": np.tile(np.arange(R), C),
+            "wce": res.wce().ravel(), "mae": res.mae().ravel(), "wall_s": res.wall_s,
+        })
+        if judge.human is not None and np.isfinite(judge.human).sum() > 2:
+            cors = human_correlations(res.estimates, judge.human)
+            for k, val in cors.items():
+                df[k] = val.ravel()
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def agreement_prob(judge, t: int) -> np.ndarray:
+    """P(t independent queries of item i all return the same score), per item.
+
+    Such an item has sigma_hat^2 = 0 after a warm-up of t rounds, hence Vbar = 0 (Eq. 6), and
+    ROBIN-HOOD never queries it again: its error is frozen at the warm-up's.
+    """
+    if isinstance(judge, CategoricalJudge):
+        return (judge.probs**t).sum(axis=1)
+    if isinstance(judge, PoolJudge):
+        vals = judge.values.cpu().numpy()
+        cnt = judge.counts.cpu().numpy().astype(int)
+        out = np.empty(judge.K)
+        for i in range(judge.K):
+            _, c = np.unique(vals[i, : cnt[i]], return_counts=True)
+            out[i] = ((c / cnt[i]) ** t).sum()
+        return out
+    return (judge.variances == 0).astype(float)
+
+
+def starvation_table(cells, cfg: dict) -> pd.DataFrame:
+    """Expected number of items with sigma_i > 0 whose warm-up samples all agree, per delta."""
+    rows = []
+    for cell in cells:
+        j = make_judge(cell, cfg, device="cpu")
+        pos = j.variances > 1e-12
+        for delta in cfg["deltas"]:
+            t0 = warmup_rounds("experiments", j.K, 1, float(delta))
+            q = agreement_prob(j, t0)[pos]
+            rows.append({"cell": cell, "kind": j.kind, "delta": delta, "t0": t0, "items_var_pos": int(pos.sum()),
+                         "expected_starved": float(q.sum()), "p_any_starved": float(1 - np.prod(1 - q))})
+    return pd.DataFrame(rows)
+
+
+def table2(runs: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: WCE mean and sd at half and full budget per cell and method, with a Welch test.
+
+    ``p_vs_uniform`` is the two-sided Welch t-test of the method against Uniform at the same
+    budget.
+    """
+    rows = []
+    for (cell, mid), g in runs.groupby(["cell", "method_id"], sort=False):
+        uni = runs[(runs.cell == cell) & (runs.method_id == UNIFORM)]
+        for name, frac in (("half", 0.5), ("full", 1.0)):
+            sel = g[np.isclose(g.budget_frac, frac, atol=0.006)]
+            if sel.empty:
+                continue
+            u = uni[uni.budget == sel.budget.iloc[0]].wce
+            p = stats.ttest_ind(sel.wce, u, equal_var=False).pvalue if mid != UNIFORM and len(u) > 1 else np.nan
+            rows.append({"cell": cell, "kind": g.kind.iloc[0], "K": int(g.K.iloc[0]), "method_id": mid,
+                         "label": label(mid), "point": name,
+                         "budget": int(sel.budget.iloc[0]), "wce_mean": sel.wce.mean(), "wce_sd": sel.wce.std(ddof=1),
+                         "p_vs_uniform": p, "mae_mean": sel.mae.mean()})
+    return pd.DataFrame(rows)
+
+
+def curves(runs: pd.DataFrame, metric: str = "wce") -> pd.DataFrame:
+    """Mean ``metric`` over runs per cell, method id and budget."""
+    return runs.groupby(["cell", "kind", "method_id", "budget", "budget_frac"], sort=False)[metric].mean().reset_index()
+
+
+def half_budget_table(runs: pd.DataFrame, mid: str) -> pd.DataFrame:
+    """Budget (fraction of full) at which method ``mid`` first reaches Uniform's full-budget mean WCE."""
+    cur = curves(runs)
+    rows = []
+    for cell, g in cur.groupby("cell", sort=False):
+        uni = g[g.method_id == UNIFORM].sort_values("budget")
+        rh = g[g.method_id == mid].sort_values("budget")
+        if uni.empty or rh.empty:
+            continue
+        target = float(uni.wce.iloc[-1])
+        need = first_crossing(rh.budget_frac, rh.wce, target)
+        rows.append({"cell": cell, "kind": g.kind.iloc[0], "uniform_full_wce": target, "frac_needed": need})
+    return pd.DataFrame(rows)
+
+
+def ordering_table(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFrame:
+    """Per cell and budget after the warm-up: is mean WCE ordered ROBIN <= ``mid`` <= Uniform?"""
+    cur = curves(runs)
+    piv = cur.pivot_table(index=["cell", "kind", "budget_frac"], columns="method_id", values="wce").reset_index()
+    piv = piv[piv.budget_frac > after_frac]
+    piv["between"] = (piv[ROBIN] <= piv[mid]) & (piv[mid] <= piv[UNIFORM])
+    piv["robin_best"] = piv[ROBIN] <= piv[[c for c in piv.columns if str(c).startswith("robin-hood")]].min(axis=1)
+    return piv
+
+
+def data_table(judges: dict) -> pd.DataFrame:
+    """Figures 1-2: per-cell statistics of the item variances (``judges``: cell -> judge simulator)."""
+    rows = []
+    for cell, j in judges.items():
+        v = j.variances
+        rows.append(dict(cell=cell, kind=j.kind, K=j.K, mean_var=v.mean(), median_var=np.median(v), max_var=v.max(),
+                         frac_zero_var=(v < 1e-12).mean(), cv_var=v.std() / v.mean(),
+                         top10_share=np.sort(v)[::-1][: max(1, j.K // 10)].sum() / v.sum(),
+                         n_invalid=getattr(j, "meta", {}).get("n_invalid", 0),
+                         n_dropped_items=getattr(j, "meta", {}).get("n_dropped_items", 0)))
+    return pd.DataFrame(rows)

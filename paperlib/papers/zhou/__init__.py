@@ -1,0 +1,1 @@
+"""Zhou et al. 2025, On Speeding Up Language Model Evaluation: experiments, claims, theory (Corollary 1)."""

@@ -1,1 +1,0 @@
-"""PULSE (Tolochinsky et al. 2026): low-rank logistic predictions, doubly robust estimators, pools."""

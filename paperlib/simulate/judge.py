@@ -1,0 +1,196 @@
+"""Run an allocation policy against a judge simulator, R repetitions at once.
+
+The simulator drives the policy only through ``ask``/``tell``. It asks for as many queries as the
+remaining budget allows (``ask(max_size=...)``); a policy hands out more than one query only when
+their choice cannot depend on scores not yet told, so Uniform and ROBIN give their whole query
+sequence in one request, ROBIN-HOOD its whole warm-up and then one query per step. The scores of a
+request are drawn in one batch. Estimates at checkpoint budgets inside a request come from the
+simulator's own running sums of what it told; every policy here is prefix-consistent (the run with
+budget b is the first b queries of a run with a larger budget), so one run to the largest budget
+yields every checkpoint.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ..device import get_device, make_generator
+from ..metrics import wce
+from ..policies.allocation import check_judge_budget, variance_ucb
+from ..policies.registry import JUDGE, METHODS, parse
+from ..progress import progress_bar
+from .judges import Judge
+
+
+@dataclass
+class JudgeResult:
+    """Estimates of R repetitions at each checkpoint budget.
+
+    Attributes
+    ----------
+    budgets : (C,) int
+    estimates : (C, R, K) float64, s_hat of Eq. (1)
+    counts : (R, K) int, allocation n_i at the largest budget
+    true_means, true_vars : (K,) the judge's s_i and sigma_i^2
+    track : dict of (R,) bool arrays, violation flags of Lemma 6 / Corollary 9 (ROBIN-HOOD, if asked)
+    """
+
+    method: str
+    judge: str
+    kind: str
+    budgets: np.ndarray
+    estimates: np.ndarray
+    counts: np.ndarray
+    true_means: np.ndarray
+    true_vars: np.ndarray
+    wall_s: float
+    seed: int
+    device: str
+    params: dict = field(default_factory=dict)
+    track: dict = field(default_factory=dict)
+
+    @property
+    def reps(self) -> int:
+        return int(self.estimates.shape[1])
+
+    def errors(self) -> np.ndarray:
+        return np.abs(self.estimates - self.true_means[None, None, :])
+
+    def wce(self) -> np.ndarray:
+        """Worst-case error max_i |s_i - s_hat_i| (Eq. 2), shape (C, R)."""
+        return wce(self.estimates, self.true_means)
+
+    def mae(self) -> np.ndarray:
+        """Mean absolute error over items, shape (C, R)."""
+        return self.errors().mean(axis=2)
+
+
+def _check_budgets(budgets, K) -> list[int]:
+    bs = [check_judge_budget(b, K) for b in np.atleast_1d(budgets).tolist()]
+    if sorted(set(bs)) != bs:
+        raise ValueError(f"budgets must be strictly increasing, got {bs}")
+    return bs
+
+
+class _Sums:
+    """The simulator's running count, sum and sum of squares per item of what it told, (R, K)."""
+
+    def __init__(self, R: int, K: int, device):
+        self.n = torch.zeros(R, K, dtype=torch.float64, device=device)
+        self.s1 = torch.zeros_like(self.n)
+        self.s2 = torch.zeros_like(self.n)
+
+    def add(self, arms: torch.Tensor, values: torch.Tensor) -> None:
+        self.n.scatter_add_(1, arms, torch.ones_like(values))
+        self.s1.scatter_add_(1, arms, values)
+        self.s2.scatter_add_(1, arms, values * values)
+
+    def estimate(self) -> torch.Tensor:
+        return (self.s1 / self.n.clamp(min=1)).where(self.n > 0, torch.full_like(self.n, torch.nan))
+
+
+def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, device=None,
+              progress: bool = False, track: bool = False, **params) -> JudgeResult:
+    """Simulate ``method`` on ``judge`` for R repetitions up to ``max(budgets)``.
+
+    Parameters
+    ----------
+    method : str
+        A judge method id of :mod:`paperlib.policies.registry`: ``uniform``, ``robin``,
+        ``robin-hood`` or a variant such as ``robin-hood:delta=0.007:ucb=delta``.
+    budgets : increasing ints >= K, the checkpoints
+    params : further policy parameters (``delta``, ``t0``, ``ucb`` for ROBIN-HOOD)
+    track : bool
+        ROBIN-HOOD only: record, per repetition, whether Lemma 6's deviation event or a
+        violation of Corollary 9's sandwich sigma^2 <= Vbar <= 3 sigma^2 occurred at any
+        t in (t0 K, B] (with the true variances of the judge).
+    """
+    name, variant = parse(method)
+    if METHODS[name].kind != JUDGE:
+        raise ValueError(f"{method!r} is not a judge-allocation method; choose from uniform, robin, robin-hood")
+    params = {**variant, **params}
+    dev = get_device(device)
+    K = judge.K
+    bs = _check_budgets(budgets, K)
+    B = bs[-1]
+    t_start = time.perf_counter()
+    draw_gen = make_generator(seed * 2 + 1, dev)
+    if name == "robin":
+        if params:
+            raise ValueError(f"robin takes no parameters, got {sorted(params)}")
+        pol = METHODS[name].cls(K, B, judge.variances, reps, seed, dev)
+    else:
+        if name == "uniform" and params:
+            raise ValueError(f"uniform takes no parameters, got {sorted(params)}")
+        pol = METHODS[name].cls(K, B, reps=reps, seed=seed, device=dev, **params)
+    used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}
+    if track and name != "robin-hood":
+        raise ValueError("track=True applies to robin-hood only")
+    sums = _Sums(reps, K, dev)
+    tracker = _Tracker(pol, judge) if track else None
+    est, pending = [], list(bs)
+    bar = progress_bar(B, f"{method} {judge.name} R={reps}", enabled=progress)
+    while pending:
+        req = pol.ask(max_size=B - pol.spent)
+        values = judge.draw(req.arms, draw_gen)
+        start = pol.spent
+        while pending and pending[0] < start + req.size:
+            cut = pending.pop(0) - start
+            part = _Sums(reps, K, dev)
+            part.n, part.s1 = sums.n.clone(), sums.s1.clone()
+            part.add(req.arms[:, :cut], values[:, :cut])
+            est.append(part.estimate())
+        sums.add(req.arms, values)
+        pol.tell(req, values)
+        if tracker is not None and pol.spent > pol.warmup:
+            tracker.check(sums, req.arms[:, -1])
+        elif tracker is not None and pol.spent == pol.warmup and not pol.warmup_truncated:
+            tracker.check_all(sums)
+        if pending and pending[0] == pol.spent:
+            pending.pop(0)
+            est.append(sums.estimate())
+        bar.update(req.size)
+    bar.close()
+    return JudgeResult(
+        method=method, judge=judge.name, kind=judge.kind, budgets=np.array(bs),
+        estimates=torch.stack(est).cpu().numpy(), counts=sums.n.cpu().numpy().astype(np.int64),
+        true_means=judge.means, true_vars=judge.variances, wall_s=time.perf_counter() - t_start,
+        seed=seed, device=str(dev), params=used,
+        track={} if tracker is None else {k: v.cpu().numpy() for k, v in tracker.flags.items()},
+    )
+
+
+class _Tracker:
+    """Lemma 6 / Corollary 9 violation flags per repetition, from the simulator's own sums."""
+
+    def __init__(self, pol, judge: Judge):
+        R, K, dev = pol.reps, pol.K, pol.device
+        self.L = pol.L
+        self.Lt = math.log(4 * K * pol.budget / pol.delta)
+        self.sig2 = torch.as_tensor(judge.variances, device=dev).expand(R, K)
+        self.r = torch.arange(R, device=dev)
+        self.flags = {k: torch.zeros(R, dtype=torch.bool, device=dev) for k in ("lemma6", "cor9_low", "cor9_high")}
+
+    def _flag(self, var, n, s2):
+        R = self.r.shape[0]
+        vb = variance_ucb(var, n, self.L)
+        self.flags["lemma6"] |= ((s2 - var).abs() >= 2 * s2 * torch.sqrt(self.Lt / n)).reshape(R, -1).any(1)
+        self.flags["cor9_low"] |= (vb < s2 * (1 - 1e-12)).reshape(R, -1).any(1)
+        self.flags["cor9_high"] |= (vb > 3 * s2 * (1 + 1e-12)).reshape(R, -1).any(1)
+
+    def check_all(self, sums: _Sums) -> None:
+        m = sums.s1 / sums.n.clamp(min=1)
+        var = (sums.s2 / sums.n.clamp(min=1) - m * m).clamp(min=0.0)
+        self._flag(var, sums.n, self.sig2)
+
+    def check(self, sums: _Sums, arms: torch.Tensor) -> None:
+        r = self.r
+        n = sums.n[r, arms]
+        m = sums.s1[r, arms] / n
+        var = (sums.s2[r, arms] / n - m * m).clamp(min=0.0)
+        self._flag(var, n, self.sig2[r, arms])

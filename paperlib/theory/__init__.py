@@ -1,1 +1,0 @@
-"""Empirical checkers for the papers' lemmas and theorems."""

@@ -1,0 +1,59 @@
+# Shared set-up of every rule file: configuration (validated on load), output folders, helpers.
+import re
+import sys
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+sys.path.insert(0, str(Path(workflow.basedir)))
+from paperlib.data import available
+from paperlib.papers.config import ConfigError, check_semantics, paper_config
+from paperlib.papers.pulse.experiments import pool_names
+from paperlib.papers.robin.experiments import cell_names
+
+
+configfile: "config/quick.yaml"
+
+
+validate(config, "../../paperlib/papers/config.schema.yaml")
+try:
+    check_semantics(config)
+except ConfigError as exc:
+    raise WorkflowError(str(exc))
+
+P = config["profile"]
+RES = f"results/{P}"
+FIG = f"figures/{P}"
+LOG = f"logs/{P}"
+THREADS = 1
+PAPERMILL = "papermill --no-progress-bar -k python3"
+
+DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
+MISSING = [d for d in config["zhou"]["datasets"] if d not in DATASETS]
+if MISSING:
+    print(f"[paperlib] datasets not found (targets skipped; set PAPERLIB_DATA): {', '.join(MISSING)}",
+          file=sys.stderr)
+ROBIN_CELLS = cell_names(paper_config(config, "robin"))
+PULSE_POOLS = pool_names(paper_config(config, "pulse"))
+
+
+def one_of(names):
+    """A wildcard constraint matching exactly the given names."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+wildcard_constraints:
+    dataset=one_of(DATASETS),
+    cell=one_of(ROBIN_CELLS),
+    pool=one_of(PULSE_POOLS),
+
+
+def notebook_params(paper):
+    """papermill -y YAML: this paper's block of the config (plus seed) and the device; nothing else.
+
+    Passed as a rule param, so editing one paper's block reruns only that paper's jobs, and
+    --config / --configfile overrides reach the notebooks.
+    """
+    return yaml.safe_dump({paper: paper_config(config, paper), "device": config.get("device")},
+                          default_flow_style=True, width=10**9).strip()

@@ -1,0 +1,79 @@
+# Tolochinsky et al. 2026, PULSE: Figures 1-4, Step 1 cross-validation, theorem checkers.
+
+
+rule pulse_pool:
+    """PULSE, UCB-E and Naive-Pooling on one test pool (Accuracy@t at every budget)."""
+    input:
+        nb="notebooks/pulse_pool.ipynb",
+    output:
+        nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
+        csv=f"{RES}/pulse/pools/{{pool}}.csv",
+    log:
+        nb=f"{LOG}/pulse_pool_{{pool}}.log",
+        progress=f"{LOG}/pulse_pool_{{pool}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
+        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
+rule pulse_summary:
+    """PULSE Figures 1-4 (budget to 95%, Accuracy@t, effective budget) and the headline claims."""
+    input:
+        nb="notebooks/pulse_summary.ipynb",
+        csvs=expand(rules.pulse_pool.output.csv, pool=PULSE_POOLS),
+    output:
+        nb=f"{RES}/notebooks/pulse_summary.ipynb",
+        fig1=f"{FIG}/pulse_fig1.png",
+        fig2=f"{FIG}/pulse_fig2.png",
+        fig3=f"{FIG}/pulse_fig3.png",
+        table=f"{FIG}/pulse_budget95.csv",
+        claims=f"{RES}/claims/pulse_summary.csv",
+    log:
+        nb=f"{LOG}/pulse_summary.log",
+    params:
+        nb=notebook_params("pulse"),
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "-p out_fig1 {output.fig1:q} -p out_fig2 {output.fig2:q} -p out_fig3 {output.fig3:q} "
+        "-p out_table {output.table:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+
+
+rule pulse_lowrank:
+    """PULSE Step 1: 5-fold CV with the 1-SE rule on each dataset's train split."""
+    input:
+        nb="notebooks/pulse_lowrank.ipynb",
+    output:
+        nb=f"{RES}/notebooks/pulse_lowrank.ipynb",
+        csv=f"{FIG}/pulse_cv.csv",
+        claims=f"{RES}/claims/pulse_lowrank.csv",
+    log:
+        nb=f"{LOG}/pulse_lowrank.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
+        "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+
+
+rule pulse_theory:
+    """PULSE checkers: Lemmas 1, 2, 5, 6 and Theorems 1, 2."""
+    input:
+        nb="notebooks/pulse_theory.ipynb",
+        csvs=rules.pulse_summary.input.csvs,
+    output:
+        nb=f"{RES}/notebooks/pulse_theory.ipynb",
+        claims=f"{RES}/claims/pulse_theory.csv",
+    log:
+        nb=f"{LOG}/pulse_theory.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"

@@ -1,0 +1,82 @@
+# Saha et al. 2026, LLM-as-Judge on a Budget (ROBIN / ROBIN-HOOD): Figures 1-9, Table 2, theorem checkers.
+
+
+rule robin_data:
+    """ROBIN Figures 1-2: per-item variance and mean of every judge x attribute cell."""
+    input:
+        nb="notebooks/robin_data.ipynb",
+    output:
+        nb=f"{RES}/notebooks/robin_data.ipynb",
+        fig1=f"{FIG}/robin_fig1.png",
+        fig2=f"{FIG}/robin_fig2.png",
+        csv=f"{FIG}/robin_data.csv",
+        claims=f"{RES}/claims/robin_data.csv",
+    log:
+        nb=f"{LOG}/robin_data.log",
+    params:
+        nb=notebook_params("robin"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig1 {output.fig1:q} "
+        "-p out_fig2 {output.fig2:q} -p out_csv {output.csv:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+
+
+rule robin_cell:
+    """Uniform, ROBIN and ROBIN-HOOD on one judge x attribute cell, every budget."""
+    input:
+        nb="notebooks/robin_cell.ipynb",
+    output:
+        nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
+        csv=f"{RES}/robin/cells/{{cell}}.csv",
+    log:
+        nb=f"{LOG}/robin_cell_{{cell}}.log",
+        progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("robin"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p cell {wildcards.cell:q} "
+        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
+rule robin_summary:
+    """ROBIN Figures 3-5, 6-7 and 9, 8 and Table 2; the experimental claims."""
+    input:
+        nb="notebooks/robin_summary.ipynb",
+        csvs=expand(rules.robin_cell.output.csv, cell=ROBIN_CELLS),
+    output:
+        nb=f"{RES}/notebooks/robin_summary.ipynb",
+        fig3=f"{FIG}/robin_fig3_5.png",
+        fig8=f"{FIG}/robin_fig8.png",
+        fig6=f"{FIG}/robin_fig6_7_9.png",
+        table2=f"{FIG}/robin_table2.csv",
+        table2_md=f"{FIG}/robin_table2.md",
+        claims=f"{RES}/claims/robin_summary.csv",
+    log:
+        nb=f"{LOG}/robin_summary.log",
+    params:
+        nb=notebook_params("robin"),
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "-p out_fig3 {output.fig3:q} -p out_fig8 {output.fig8:q} -p out_fig6 {output.fig6:q} "
+        "-p out_table2 {output.table2:q} -p out_table2_md {output.table2_md:q} -p out_claims {output.claims:q} "
+        "> {log.nb:q} 2>&1"
+
+
+rule robin_theory:
+    """ROBIN theorem checkers: Lemma 2, Theorem 3, Theorem 8, Lemmas 6-7, Corollary 9, Theorem 5."""
+    input:
+        nb="notebooks/robin_theory.ipynb",
+    output:
+        nb=f"{RES}/notebooks/robin_theory.ipynb",
+        csv=f"{FIG}/robin_lemma2.csv",
+        fig=f"{FIG}/robin_theory.png",
+        claims=f"{RES}/claims/robin_theory.csv",
+    log:
+        nb=f"{LOG}/robin_theory.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("robin"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
+        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"

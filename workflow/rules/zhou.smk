@@ -1,0 +1,120 @@
+# Zhou et al. 2025, On Speeding Up Language Model Evaluation: Figures 1, 3-6, Tables 2-3, Corollary 1.
+
+
+rule zhou_fig3_dataset:
+    """Figure 3, one column: six algorithms x every budget x every metric on one dataset."""
+    input:
+        nb="notebooks/zhou_fig3_dataset.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
+        csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
+        fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
+    log:
+        nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
+        progress=f"{LOG}/zhou_fig3_dataset_{{dataset}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
+        "-p out_csv {output.csv:q} -p out_fig {output.fig:q} -p threads {threads} "
+        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
+rule zhou_fig3:
+    """Figure 3 grid, budget-to-precision-1 table, headline claims."""
+    input:
+        nb="notebooks/zhou_fig3_summary.ipynb",
+        csvs=expand(rules.zhou_fig3_dataset.output.csv, dataset=DATASETS),
+    output:
+        nb=f"{RES}/notebooks/zhou_fig3_summary.ipynb",
+        fig=f"{FIG}/zhou_fig3.png",
+        reach=f"{FIG}/zhou_fig3_budget_to_precision1.csv",
+        claims=f"{RES}/claims/zhou_fig3.csv",
+    log:
+        nb=f"{LOG}/zhou_fig3_summary.log",
+    params:
+        nb=notebook_params("zhou"),
+        csvs=lambda wc, input: ",".join(input.csvs),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "-p out_fig {output.fig:q} -p out_reach {output.reach:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+
+
+rule zhou_fig1:
+    """Figure 1: cost of finding the best method under a per-call cost model."""
+    input:
+        nb="notebooks/zhou_fig1_cost.ipynb",
+        reach=rules.zhou_fig3.output.reach,
+    output:
+        nb=f"{RES}/notebooks/zhou_fig1_cost.ipynb",
+        fig=f"{FIG}/zhou_fig1.png",
+        claims=f"{RES}/claims/zhou_fig1.csv",
+    log:
+        nb=f"{LOG}/zhou_fig1_cost.log",
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_reach {input.reach:q} "
+        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+
+
+rule zhou_fig4:
+    """Figure 4: UCB-E-LRF ablations (score only, batch, ensemble, eta, warm-up, rank)."""
+    input:
+        nb="notebooks/zhou_fig4_ablations.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_fig4_ablations.ipynb",
+        csv=f"{RES}/zhou/fig4.csv",
+        fig=f"{FIG}/zhou_fig4.png",
+        claims=f"{RES}/claims/zhou_fig4.csv",
+    log:
+        nb=f"{LOG}/zhou_fig4_ablations.log",
+        progress=f"{LOG}/zhou_fig4_ablations.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
+        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
+        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
+rule zhou_datasets:
+    """Table 2 (sizes, H1), Figure 5 (histograms), Table 3 / Figure 6 (low-rankness)."""
+    input:
+        nb="notebooks/zhou_datasets.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_datasets.ipynb",
+        table2=f"{FIG}/zhou_table2.csv",
+        table3=f"{FIG}/zhou_table3.csv",
+        fig5=f"{FIG}/zhou_fig5.png",
+        fig6=f"{FIG}/zhou_fig6.png",
+        claims=f"{RES}/claims/zhou_datasets.csv",
+    log:
+        nb=f"{LOG}/zhou_datasets.log",
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_table2 {output.table2:q} "
+        "-p out_table3 {output.table3:q} -p out_fig5 {output.fig5:q} -p out_fig6 {output.fig6:q} "
+        "-p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+
+
+rule zhou_corollary1:
+    """Corollary 1 checker: measured success of UCB-E vs the bound; where the bound is vacuous."""
+    input:
+        nb="notebooks/zhou_corollary1.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_corollary1.ipynb",
+        csv=f"{RES}/zhou/corollary1.csv",
+        fig=f"{FIG}/zhou_corollary1.png",
+        claims=f"{RES}/claims/zhou_corollary1.csv",
+    log:
+        nb=f"{LOG}/zhou_corollary1.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
+        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
