@@ -1,13 +1,17 @@
 """paperlib: an executable paper on evaluating LLMs on a budget.
 
-Subpackages
------------
-data      score matrices: registry, loaders, generators, builders from upstream files
-policies  ask/tell policies batched over repetitions (UCB-E family, baselines)
-simulate  drives a policy against a score matrix and records checkpoints
-metrics   top-1 precision (gap, McNemar), NDCG@10, hardness H1
-theory    empirical checkers for the papers' lemmas and theorems
-ledger    the claims ledger (figures/<profile>/claims.{csv,md})
+The engine (knows no paper)
+---------------------------
+data      score matrices and judge pools: registry, loaders, generators, builders from upstream files
+lowrank   low-rank models: the logistic model of PULSE, the ALS ensemble of UCB-E-LRF
+policies  every ask/tell policy, batched over repetitions, and the one registry of method ids
+simulate  drive a policy through ask/tell against a score matrix or a judge simulator
+metrics   top-1 precision (gap, McNemar), NDCG@10, H1, worst-case error, crossings of curves
+stats, ledger, notebook, progress, device, paths   small shared modules
+
+The papers
+----------
+papers.zhou, papers.pulse, papers.robin   experiments, claims, theory and config schema of each paper
 """
 
 __version__ = "0.1.0"

@@ -28,6 +28,15 @@ class Claim:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
+def all_any(ok) -> str:
+    """The verdict of a claim made for every case: ``holds`` if all cases agree, ``partly`` if some do,
+    ``fails`` if none do (or there is no case)."""
+    import numpy as np
+
+    ok = np.asarray(ok, dtype=bool)
+    return "holds" if ok.size and ok.all() else ("partly" if ok.any() else "fails")
+
+
 def with_id(c: Claim, prefix: str) -> Claim:
     """The row with ``claim`` = ``<prefix>-`` + a slug of its name; the name prefixes the statement."""
     import re

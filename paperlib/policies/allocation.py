@@ -218,15 +218,9 @@ class AllocationPolicy:
         return 1
 
     def _update(self, arms: torch.Tensor, x: torch.Tensor) -> None:
-        if arms.shape[1] == 1:
-            r, a, v = self._r, arms[:, 0], x[:, 0]
-            self.n[r, a] += 1.0
-            self.s1[r, a] += v
-            self.s2[r, a] += v * v
-        else:
-            self.n.scatter_add_(1, arms, torch.ones_like(x))
-            self.s1.scatter_add_(1, arms, x)
-            self.s2.scatter_add_(1, arms, x * x)
+        self.n.scatter_add_(1, arms, torch.ones_like(x))
+        self.s1.scatter_add_(1, arms, x)
+        self.s2.scatter_add_(1, arms, x * x)
         self.spent += arms.shape[1]
         self._after_update(arms[:, -1] if arms.shape[1] == 1 else None)
 

@@ -4,8 +4,9 @@ The simulator drives the policy only through ``ask``/``tell``. It asks for as ma
 remaining budget allows (``ask(max_size=...)``); a policy hands out more than one query only when
 their choice cannot depend on scores not yet told, so Uniform and ROBIN give their whole query
 sequence in one request, ROBIN-HOOD its whole warm-up and then one query per step. The scores of a
-request are drawn in one batch. Estimates at checkpoint budgets inside a request come from the
-simulator's own running sums of what it told; every policy here is prefix-consistent (the run with
+request are drawn in one batch. An estimate at a checkpoint inside a request adds the request's first
+queries to the policy's per-item counts and sums, which the simulator reads but never writes. Every
+policy here is prefix-consistent (the run with
 budget b is the first b queries of a run with a larger budget), so one run to the largest budget
 yields every checkpoint.
 """
@@ -77,21 +78,14 @@ def _check_budgets(budgets, K) -> list[int]:
     return bs
 
 
-class _Sums:
-    """The simulator's running count, sum and sum of squares per item of what it told, (R, K)."""
+def _partial_estimate(pol, arms: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Eq. (1) after the policy's told queries plus the first queries of a request not yet told.
 
-    def __init__(self, R: int, K: int, device):
-        self.n = torch.zeros(R, K, dtype=torch.float64, device=device)
-        self.s1 = torch.zeros_like(self.n)
-        self.s2 = torch.zeros_like(self.n)
-
-    def add(self, arms: torch.Tensor, values: torch.Tensor) -> None:
-        self.n.scatter_add_(1, arms, torch.ones_like(values))
-        self.s1.scatter_add_(1, arms, values)
-        self.s2.scatter_add_(1, arms, values * values)
-
-    def estimate(self) -> torch.Tensor:
-        return (self.s1 / self.n.clamp(min=1)).where(self.n > 0, torch.full_like(self.n, torch.nan))
+    Reads the policy's documented per-item counts ``n`` and sums ``s1`` (it never writes them).
+    """
+    n = pol.n.clone().scatter_add_(1, arms, torch.ones_like(values))
+    s1 = pol.s1.clone().scatter_add_(1, arms, values)
+    return (s1 / n.clamp(min=1)).where(n > 0, torch.full_like(n, torch.nan))
 
 
 def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, device=None,
@@ -131,7 +125,6 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}
     if track and name != "robin-hood":
         raise ValueError("track=True applies to robin-hood only")
-    sums = _Sums(reps, K, dev)
     tracker = _Tracker(pol, judge) if track else None
     est, pending = [], list(bs)
     bar = progress_bar(B, f"{method} {judge.name} R={reps}", enabled=progress)
@@ -141,24 +134,20 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
         start = pol.spent
         while pending and pending[0] < start + req.size:
             cut = pending.pop(0) - start
-            part = _Sums(reps, K, dev)
-            part.n, part.s1 = sums.n.clone(), sums.s1.clone()
-            part.add(req.arms[:, :cut], values[:, :cut])
-            est.append(part.estimate())
-        sums.add(req.arms, values)
+            est.append(_partial_estimate(pol, req.arms[:, :cut], values[:, :cut]))
         pol.tell(req, values)
         if tracker is not None and pol.spent > pol.warmup:
-            tracker.check(sums, req.arms[:, -1])
+            tracker.check(pol, req.arms[:, -1])
         elif tracker is not None and pol.spent == pol.warmup and not pol.warmup_truncated:
-            tracker.check_all(sums)
+            tracker.check_all(pol)
         if pending and pending[0] == pol.spent:
             pending.pop(0)
-            est.append(sums.estimate())
+            est.append(pol.estimate())
         bar.update(req.size)
     bar.close()
     return JudgeResult(
         method=method, judge=judge.name, kind=judge.kind, budgets=np.array(bs),
-        estimates=torch.stack(est).cpu().numpy(), counts=sums.n.cpu().numpy().astype(np.int64),
+        estimates=torch.stack(est).cpu().numpy(), counts=pol.n.cpu().numpy().astype(np.int64),
         true_means=judge.means, true_vars=judge.variances, wall_s=time.perf_counter() - t_start,
         seed=seed, device=str(dev), params=used,
         track={} if tracker is None else {k: v.cpu().numpy() for k, v in tracker.flags.items()},
@@ -166,7 +155,7 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
 
 
 class _Tracker:
-    """Lemma 6 / Corollary 9 violation flags per repetition, from the simulator's own sums."""
+    """Lemma 6 / Corollary 9 violation flags per repetition, from the policy's counts and sums (read only)."""
 
     def __init__(self, pol, judge: Judge):
         R, K, dev = pol.reps, pol.K, pol.device
@@ -183,14 +172,12 @@ class _Tracker:
         self.flags["cor9_low"] |= (vb < s2 * (1 - 1e-12)).reshape(R, -1).any(1)
         self.flags["cor9_high"] |= (vb > 3 * s2 * (1 + 1e-12)).reshape(R, -1).any(1)
 
-    def check_all(self, sums: _Sums) -> None:
-        m = sums.s1 / sums.n.clamp(min=1)
-        var = (sums.s2 / sums.n.clamp(min=1) - m * m).clamp(min=0.0)
-        self._flag(var, sums.n, self.sig2)
+    def check_all(self, pol) -> None:
+        self._flag(pol.variance(), pol.n, self.sig2)
 
-    def check(self, sums: _Sums, arms: torch.Tensor) -> None:
+    def check(self, pol, arms: torch.Tensor) -> None:
         r = self.r
-        n = sums.n[r, arms]
-        m = sums.s1[r, arms] / n
-        var = (sums.s2[r, arms] / n - m * m).clamp(min=0.0)
+        n = pol.n[r, arms]
+        m = pol.s1[r, arms] / n
+        var = (pol.s2[r, arms] / n - m * m).clamp(min=0.0)
         self._flag(var, n, self.sig2[r, arms])

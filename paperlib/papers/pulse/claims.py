@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...ledger import Claim, with_id
+from ...ledger import Claim, all_any, with_id
 from ...policies import label
 from . import experiments as E
 
@@ -19,12 +19,6 @@ Z_LIMIT = 4.0           # Monte Carlo bias check: |z| below 4
 STAR_WITHIN = 0.999     # Lemma 2 at lambda*: the bound holds at (essentially) every point
 HAT_WORSE_MAX = 0.05    # predictable lambda may be worse than observation-only at under 5% of points
 PAPER_CV = {"bench1": (100, 0.001), "bench2": (100, 0.01)}
-
-
-def all_any(ok) -> str:
-    """``holds`` if every case is true, ``partly`` if some are, ``fails`` if none (or no case)."""
-    ok = np.asarray(ok, dtype=bool)
-    return "holds" if ok.size and ok.all() else ("partly" if ok.any() else "fails")
 
 
 def experiment_claims(runs: pd.DataFrame) -> list[Claim]:

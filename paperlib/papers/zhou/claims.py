@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...ledger import Claim
+from ...ledger import Claim, all_any
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
@@ -22,12 +22,6 @@ ETA_SIMILAR, ETA_PARTLY = 0.1, 0.25
 BATCH_SIMILAR, BATCH_PARTLY = 0.15, 0.3
 WARMUP_NEAR_BEST = 0.05
 LOW_RANK_SHARE = 0.9       # share of the squared Frobenius norm in the top 5 singular values
-
-
-def all_any(ok) -> str:
-    """``holds`` if every case is true, ``partly`` if some are, ``fails`` if none (or no case)."""
-    ok = np.asarray(ok, dtype=bool)
-    return "holds" if ok.size and ok.all() else ("partly" if ok.any() else "fails")
 
 
 def claim_best_found_cheaply(reach: pd.DataFrame, max_frac: float) -> dict:

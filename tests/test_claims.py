@@ -1,0 +1,156 @@
+"""Decision rules of the ledger: each claim builder's thresholds on hand-made tables.
+
+The expected verdicts follow from the papers' wording as encoded in the thresholds (e.g. "5-15% of
+the budget" -> precision 1 reached by 15%), not from the code's own output.
+"""
+
+import numpy as np
+import pandas as pd
+
+from paperlib.ledger import all_any
+from paperlib.papers.pulse import claims as PC
+from paperlib.papers.robin import claims as RC
+from paperlib.papers.robin.experiments import UNIFORM
+from paperlib.papers.zhou import claims as ZC
+
+
+def test_all_any():
+    assert all_any([True, True]) == "holds"
+    assert all_any([True, False]) == "partly"
+    assert all_any([False, False]) == "fails"
+    assert all_any([]) == "fails"
+
+
+def reach(rows):
+    return pd.DataFrame([dict(dataset=d, method=m, budget_frac=f, H1=h, kind="real") for d, m, f, h in rows])
+
+
+def test_best_found_cheaply_at_15_percent():
+    r = reach([("a", "ucbe", 0.15, 1), ("a", "ucbe-lrf", 0.3, 1), ("b", "ucbe", 0.1, 2), ("b", "ucbe-lrf", np.nan, 2)])
+    assert ZC.claim_best_found_cheaply(r, 0.3)["verdict"] == "holds"
+    r.loc[0, "budget_frac"] = 0.2
+    assert ZC.claim_best_found_cheaply(r, 0.3)["verdict"] == "partly"
+
+
+def test_active_beats_baselines():
+    r = reach([("a", "ucbe", 0.1, 1), ("a", "row-mean", 0.5, 1), ("b", "ucbe", 0.4, 2), ("b", "lrf", 0.3, 2)])
+    out = ZC.claim_active_beats_baselines(r)
+    assert out["verdict"] == "partly" and "1/2" in out["measured"]
+
+
+def test_alpaca_claim_thresholds():
+    grid = 0.3
+    holds = ZC.claim_alpaca(pd.Series({"ucbe": 0.08, "ucbe-lrf": 0.1, "row-mean": np.nan}), grid)
+    partly = ZC.claim_alpaca(pd.Series({"ucbe": 0.12, "row-mean": np.nan}), grid)
+    fails = ZC.claim_alpaca(pd.Series({"ucbe": 0.2, "row-mean": np.nan}), grid)
+    cheap_baseline = ZC.claim_alpaca(pd.Series({"ucbe": 0.05, "row-mean": 0.2}), grid)
+    assert (holds.verdict, partly.verdict, fails.verdict, cheap_baseline.verdict) == ("holds", "partly", "fails", "partly")
+
+
+def ablation_table(values: dict) -> pd.DataFrame:
+    rows = []
+    for (factor, setting), v in values.items():
+        rows.append(dict(dataset="d", factor=factor, setting=setting, metric="m", budget_frac=0.1, value=v))
+    return pd.DataFrame(rows)
+
+
+def test_ablation_thresholds():
+    base = {("variant", "UCB-E-LRF"): 0.9, ("variant", "Score Only"): 0.84, ("eta", "0.1"): 0.8, ("eta", "5"): 0.9,
+            ("batch_size", "8"): 0.7, ("batch_size", "32"): 0.9, ("warmup_frac", "0.05"): 0.86,
+            ("warmup_frac", "0.1"): 0.9}
+    c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(base), ["d"], "d", "synthetic", "m")}
+    # Score Only lower by 0.06 >= 0.05; eta range 0.1 <= 0.1; batch range 0.2 in (0.15, 0.3]; 5% within 0.05 of best
+    assert c == {"zhou-ablation-score-only": "holds", "zhou-ablation-eta": "holds", "zhou-ablation-batch": "partly",
+                 "zhou-ablation-warmup": "holds"}
+    worse = {**base, ("variant", "Score Only"): 0.88, ("eta", "0.1"): 0.6, ("warmup_frac", "0.05"): 0.8}
+    c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(worse), ["d"], "d", "synthetic", "m")}
+    assert c["zhou-ablation-score-only"] == "partly" and c["zhou-ablation-eta"] == "fails"
+    assert c["zhou-ablation-warmup"] == "fails"
+
+
+def test_cost_claim_needs_both_within_15_percent():
+    cost = pd.DataFrame(dict(dataset=["e", "e", "h", "h"], budget_frac=[0.05, 0.1, 0.2, np.nan]))
+    assert ZC.cost_claims(cost, "e", "h")[2].verdict == "partly"
+    cost.loc[2, "budget_frac"] = 0.15
+    assert ZC.cost_claims(cost, "e", "h")[2].verdict == "holds"
+
+
+def test_corollary1_verdicts():
+    vac = pd.DataFrame(dict(dataset=["a", "b"], kind=["real", "real"], ratio=[3.0, 50.0]))
+    res = pd.DataFrame(dict(verdict=["vacuous", "holds", "fails"], success=[0.5, 0.9, 0.6]))
+    bound, vacuous = ZC.corollary1_claims(res, vac, (5, 100), 10)
+    assert bound.verdict == "fails" and "1 significantly below" in bound.measured
+    assert vacuous.verdict == "fails"  # vacuous on every dataset
+    bound, vacuous = ZC.corollary1_claims(res[res.verdict == "vacuous"], vac.assign(ratio=[0.5, 2.0]), (5, 100), 10)
+    assert bound.verdict == "untestable" and vacuous.verdict == "partly"
+
+
+def test_robin_heterogeneity_threshold():
+    stats = pd.DataFrame(dict(kind=["real", "real", "synthetic"], top10_share=[0.3, 0.19, 0.05],
+                              frac_zero_var=[0, 0, 0], cv_var=[1.0, 1.0, 1.0]))
+    assert RC.data_claims(stats)[0].verdict == "partly"  # synthetic rows are ignored when real ones exist
+    assert RC.data_claims(stats.assign(top10_share=[0.25, 0.21, 0.0]))[0].verdict == "holds"
+
+
+def robin_runs(rh_wce: list[float], uni_wce: list[float], robin_wce: list[float], fracs=(0.2, 0.5, 0.6, 1.0)):
+    rows = []
+    for mid, curve in ((UNIFORM, uni_wce), ("robin", robin_wce), ("robin-hood:delta=0.007:ucb=delta", rh_wce)):
+        for f, w in zip(fracs, curve, strict=True):
+            for rep in range(3):
+                rows.append(dict(cell="c", kind="synthetic", K=10, method=mid.split(":")[0], method_id=mid,
+                                 label=mid, budget=int(1000 * f), budget_frac=f, rep=rep, wce=w + 0.001 * rep, mae=w))
+    return pd.DataFrame(rows)
+
+
+def test_robin_half_budget_and_ordering_thresholds():
+    cfg = dict(main_delta=0.007, deltas=[0.007], reps=3)
+    # ROBIN-HOOD reaches Uniform's full-budget WCE (0.30) at half the budget: holds; between ROBIN and Uniform throughout
+    runs = robin_runs([0.5, 0.30, 0.28, 0.2], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])
+    c = {x.claim.split("-sec")[0]: x for x in RC.experiment_claims(runs, cfg)}
+    assert c["robin-half-the-queries"].verdict == "holds"
+    assert c["robin-robin-hood-between-uniform-and-robin"].verdict == "holds"
+    # reaching it only at the full budget (> 0.6): fails
+    runs = robin_runs([0.5, 0.45, 0.40, 0.30], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])
+    c = {x.claim.split("-sec")[0]: x for x in RC.experiment_claims(runs, cfg)}
+    assert c["robin-half-the-queries"].verdict == "fails"
+
+
+def pulse_runs(acc: dict, calls=(100, 200, 300, 400)):
+    rows = []
+    for meth, curve in acc.items():
+        for b, a in zip(calls, curve, strict=True):
+            rows.append(dict(pool="p", dataset="d", kind="semi-synthetic", method=meth,
+                             label={"ucbe-batch": "UCB-E", "pulse": "PULSE", "naive-pooling": "Naive-Pooling"}[meth],
+                             budget=b + 50, bandit_calls=b, accuracy=a, reps=50, s_per_run=0.1))
+    return pd.DataFrame(rows)
+
+
+def test_pulse_savings_and_ordering_thresholds():
+    # PULSE reaches 0.95 at 200 calls, UCB-E at 400: saving 50% >= 40%
+    runs = pulse_runs({"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99],
+                       "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
+    c = {x.claim: x.verdict for x in PC.experiment_claims(runs)}
+    assert c["pulse-savings-vs-ucb-e-fig-1"] == "holds"
+    assert c["pulse-naive-pooling-is-worst-sec-4-1"] == "holds"
+    assert c["pulse-pulse-above-ucb-e-throughout-fig-2"] == "holds"
+    # saving 25% only: partly
+    runs = pulse_runs({"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.6, 0.8, 0.95, 0.97],
+                       "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
+    assert {x.claim: x.verdict for x in PC.experiment_claims(runs)}["pulse-savings-vs-ucb-e-fig-1"] == "partly"
+
+
+def test_pulse_cv_claim_compares_with_the_paper():
+    cv = pd.DataFrame(dict(dataset=["bench1", "bench1"], kind="semi-synthetic", rank=[100, 8], lam=[0.001, 0.01],
+                           cv_loss=[0.5, 0.6], cv_se=[0.01, 0.01], chosen=[True, False]))
+    assert PC.cv_claims(cv)[0].verdict == "holds"
+    assert PC.cv_claims(cv.assign(chosen=[False, True]))[0].verdict == "partly"
+
+
+def test_pulse_lemma2_thresholds():
+    base = dict(l1={"trials": 10, "max_abs_error": 0.0}, l1_mc={"reps": 10, "bias": 0.0, "z": 0.5},
+                l56={"trials": 10, "lemma5_max_excess": 0.0, "lemma6_max_rel_error": 0.0}, t1=[], t2=[])
+    row = dict(kind="k", steps=100, star_within_bound=1.0, median_one_minus_rho2=0.5, median_ratio_hat=0.6)
+    def verdict(worse):
+        return next(c.verdict for c in PC.theory_claims(l2=[dict(row, hat_worse_than_obs=worse)], **base)
+                                     if "lemma-2" in c.claim)
+    assert verdict(0.04) == "holds" and verdict(0.05) == "partly"
