@@ -8,15 +8,19 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
-from paperlib.papers.config import ConfigError, check_semantics, paper_config
+from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.experiments import pool_names
 from paperlib.papers.robin.experiments import cell_names
 
 
-configfile: "config/quick.yaml"
+# The default profile, only when no profile or --configfile gave one: Snakemake would otherwise merge
+# quick.yaml under every other profile (a smoke run would inherit quick's extra keys).
+if "profile" not in config:
+
+    configfile: "config/quick.yaml"
 
 
-validate(config, "../../paperlib/papers/config.schema.yaml")
+validate(config, str(SCHEMA_FILE))  # paperlib/papers/config.schema.yaml, $refs each paper's schema
 try:
     check_semantics(config)
 except ConfigError as exc:
