@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 COLUMNS = ("paper", "claim", "statement", "evidence", "measured", "verdict")
-VERDICTS = ("holds", "fails", "partly", "untestable")
+VERDICTS = ("holds", "fails", "partly", "inconclusive", "untestable")
 
 
 @dataclass(frozen=True)

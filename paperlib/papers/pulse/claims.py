@@ -16,9 +16,14 @@ PAPER = "Tolochinsky et al. 2026 (PULSE)"
 SAVING_UP_TO = 0.4      # "up to 46%": the best pool saves at least 40% and no pool loses
 EXACT_TOL = 1e-9        # exact identities (Lemmas 1, 6)
 Z_LIMIT = 4.0           # Monte Carlo bias check: |z| below 4
-STAR_WITHIN = 0.999     # Lemma 2 at lambda*: the bound holds at (essentially) every point
-HAT_WORSE_MAX = 0.05    # predictable lambda may be worse than observation-only at under 5% of points
+STAR_WITHIN = 0.999     # the identity behind Lemma 2 holds at (essentially) every (run, step) point
 PAPER_CV = {"bench1": (100, 0.001), "bench2": (100, 0.01)}
+SEMI_SYNTHETIC_BIAS = ("; Bench 1/2 pools are semi-synthetic, drawn from the same low-rank logistic family that PULSE "
+                       "and Naive-Pooling fit, which favours both")
+
+
+def _bias_note(runs: pd.DataFrame) -> str:
+    return SEMI_SYNTHETIC_BIAS if (runs.kind == "semi-synthetic").any() else ""
 
 
 def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
@@ -31,7 +36,8 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     sav = pl.saving_vs_ucbe
     out.append(Claim(
         PAPER, "Savings vs UCB-E (Fig. 1)", "PULSE saves up to 46% of LLM calls relative to UCB-E at 95% accuracy",
-        f"[{kinds}] {pl.pool.nunique()} pools, {int(runs.reps.iloc[0])} runs per method, bandit calls to 95% accuracy",
+        f"[{kinds}] {pl.pool.nunique()} pools, {int(runs.reps.iloc[0])} runs per method, bandit calls to 95% accuracy"
+        + _bias_note(runs),
         "saving per pool: " + ", ".join(f"{a}: {b:.0%}" if np.isfinite(b) else f"{a}: n/a (95% not reached)"
                                          for a, b in zip(pl.pool, sav, strict=True))
         + f"; maximum {np.nanmax(sav):.0%}" if np.isfinite(sav).any() else "95% accuracy not reached by both methods in any pool",
@@ -43,7 +49,7 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     out.append(Claim(
         PAPER, "Naive-Pooling is worst (Sec. 4.1)",
         "Naive-Pooling has the lowest accuracy of the three methods across datasets, gaps and budgets",
-        f"[{'/'.join(sorted(set(semi.kind)))}] mean Accuracy@t over the budget grid per pool",
+        f"[{'/'.join(sorted(set(semi.kind)))}] mean Accuracy@t over the budget grid per pool" + _bias_note(semi),
         f"Naive-Pooling lowest in {int(worst.sum())}/{len(worst)} pools; mean accuracy (UCB-E / PULSE / Naive-Pooling): "
         + "; ".join(f"{i}: {r.get('ucbe-batch', np.nan):.2f}/{r.get('pulse', np.nan):.2f}/{r.get('naive-pooling', np.nan):.2f}"
                     for i, r in mean_acc.iterrows()),
@@ -53,7 +59,7 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     out.append(Claim(
         PAPER, "PULSE above UCB-E throughout (Fig. 2)",
         "PULSE achieves higher accuracy than UCB-E for every dataset, gap and budget",
-        f"[{'/'.join(sorted(set(semi.kind)))}] Accuracy@t per pool and budget",
+        f"[{'/'.join(sorted(set(semi.kind)))}] Accuracy@t per pool and budget" + _bias_note(semi),
         f"PULSE >= UCB-E in mean accuracy in {int(better.sum())}/{len(better)} pools; at individual budgets in "
         f"{_pointwise(semi)}; at the largest budget PULSE is below UCB-E in {_final_below(semi)} pools (Eq. 3 averages "
         "every one-step estimate, so early noise stays in mu_hat even once a model is fully observed and no longer "
@@ -111,7 +117,7 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
             PAPER, f"Theorem 1 tail bound ({t['kind']} predictions)",
             "P(|mu_hat - mu| >= eps, |A| = K) <= 2 exp(-eps^2 / (2 (v/(K n^2) + 2 eps/(3K))))",
             f"[synthetic] one model, n={t['n']} binary scores, K={t['K']} draws without replacement, {t['reps']} runs, "
-            "predictable lambda, v = the largest realised mean conditional variance",
+            f"predictable lambda, v = the largest realised mean conditional variance; realised corr(S, S_hat) = {t['corr']:.2f}",
             "measured tail vs bound at the 50/90/99% error quantiles: "
             + ", ".join(f"eps={e:.3f}: {f:.3f} <= {b:.3g}" for e, f, b in t["tail"])
             + f"; {1 - t['delta']:.0%} interval coverage {t['cover_oracle']:.3f} (radius {t['radius_oracle']:.3f}); "
@@ -119,15 +125,7 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
             f"(radius {t['radius_bs']:.3f})",
             "holds" if t["tail_ok"] and t["ci_oracle"][1] >= 1 - t["delta"] else "fails"))
     for r in l2:
-        out.append(Claim(
-            PAPER, f"Lemma 2 variance reduction ({r['kind']} predictions)",
-            "at lambda*, Var(mu_hat | F) <= (1 - rho^2) Var(mu_hat_obs); PULSE's CI is no wider than the observation-only CI",
-            f"[synthetic] exact conditional variances over U at {r['steps']} (run, step) points",
-            f"lambda*: ratio <= 1 - rho^2 at {r['star_within_bound']:.1%} of points (median 1 - rho^2 = "
-            f"{r['median_one_minus_rho2']:.2f}); predictable lambda: median variance ratio {r['median_ratio_hat']:.2f}, "
-            f"worse than observation-only at {r['hat_worse_than_obs']:.1%} of points",
-            "holds" if r["star_within_bound"] > STAR_WITHIN and r["hat_worse_than_obs"] < HAT_WORSE_MAX else
-            ("partly" if r["star_within_bound"] > STAR_WITHIN else "fails")))
+        out.extend(lemma2_claims(r))
     out.append(Claim(
         PAPER, "Lemmas 5 and 6", "Var(S | F) <= n/|U| Var(S_i) (Lemma 5); n SS = n Phi - F^2 (Lemma 6)",
         f"[synthetic] {l56['trials']} random populations and unobserved sets, exact",
@@ -157,3 +155,54 @@ def cv_claims(cv: pd.DataFrame) -> list[Claim]:
         f"ranks {sorted(set(cv['rank']))} x lambdas {sorted(set(cv.lam))}",
         "; ".join(f"{r.dataset}: rank {r['rank']}, lambda {r.lam:g} (CV BCE {r.cv_loss:.4f} +- {r.cv_se:.4f})" for _, r in chosen.iterrows()),
         "partly" if differs else "holds")]
+
+
+def interval_verdict(lo, hi, limit, atol: float = 1e-9) -> str:
+    """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
+
+    ``fails`` if some interval lies entirely above the limit (a significant violation), ``holds`` if
+    every interval lies at or below it, ``inconclusive`` otherwise (an interval contains the limit).
+    ``atol`` absorbs rounding where both sides are exactly zero.
+    """
+    lo, hi, limit = (np.asarray(x, dtype=float) for x in (lo, hi, limit))
+    if (lo > limit + atol).any():
+        return "fails"
+    return "holds" if (hi <= limit + atol).all() else "inconclusive"
+
+
+def _curve_text(c: pd.DataFrame, col: str, limit: str) -> str:
+    picks = c.iloc[sorted({0, len(c) // 2, len(c) - 1})]
+    pts = "; ".join(f"K={int(r.K)}: {getattr(r, col):.2f} ({getattr(r, col + '_lo'):.2f}-{getattr(r, col + '_hi'):.2f})"
+                    + (f" vs {r.bound:.2f}" if limit == "bound" else "") for r in picks.itertuples())
+    lim = c.bound if limit == "bound" else 1.0
+    above = c[c[col + "_lo"] > lim + 1e-9]
+    where = f"; significantly above {'the bound' if limit == 'bound' else '1'} at {len(above)}/{len(c)} values of K" + (
+        f" (K = {int(above.K.min())} to {int(above.K.max())})" if len(above) else "")
+    return pts + where
+
+
+def lemma2_claims(r: dict) -> list[Claim]:
+    """Lemma 2 at lambda* and Step 3's claim that PULSE's CI is no wider, for one kind of predictions."""
+    c = pd.DataFrame(r["curve"])
+    ev = (f"[synthetic] one model, n={r['n']} binary scores, {r['reps']} runs of K={r['K']} draws without replacement "
+          f"(lambda* and predictable-lambda runs paired), realised corr(S, S_hat) = {r['corr']:.2f}; "
+          "Monte Carlo variance of mu_hat (Eq. 3) over that of the observation-only mean (Eq. 4), 95% bootstrap "
+          "interval over runs; rule: fails if an interval lies above the limit, holds if all lie at or below it, "
+          "else inconclusive")
+    star = Claim(
+        PAPER, f"Lemma 2 variance reduction ({r['kind']} predictions)",
+        "at lambda*, Var(mu_hat) <= (1 - rho^2) Var(mu_hat_obs)",
+        ev,
+        "Var ratio at lambda* (95% CI) vs the run-average of 1 - rho_t^2: " + _curve_text(c, "ratio_star", "bound")
+        + f". The identity Var(Z|F, lambda*) = (1 - rho^2) Var(Z|F, 0) holds at {r['star_within_bound']:.1%} of "
+        "(run, step) points (exact; it is what the proof uses, not the statement)",
+        interval_verdict(c.ratio_star_lo, c.ratio_star_hi, c.bound))
+    hat = Claim(
+        PAPER, f"Step 3 predictable lambda no wider ({r['kind']} predictions)",
+        "with the predictable lambda of Step 3, PULSE's CI is no wider than the observation-only CI (Sec. 3, after Lemma 2)",
+        ev,
+        "Var ratio at the predictable lambda (95% CI): " + _curve_text(c, "ratio_hat", "one")
+        + f"; per step, Var(Z|F) at the predictable lambda exceeds the observation-only one at {r['hat_worse_than_obs']:.0%} "
+        "of (run, step) points",
+        interval_verdict(c.ratio_hat_lo, c.ratio_hat_hi, 1.0))
+    return [star, hat]

@@ -159,18 +159,24 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         "fails" if lemma2["lower_violations"] else "holds",
     ))
     for t in thm3:
+        # Theorem 3 assumes Gaussian (sub-Gaussian with proxy sigma_i^2) scores; for a bounded judge the
+        # rows test Remark 1's practice of plugging the score variance into the same bound.
+        tag = "" if t.get("gaussian", True) else "Remark 1 practice: "
+        scope = "" if t.get("gaussian", True) else (
+            " [judge outside the theorem's Gaussian assumption: a test of Remark 1's practice of plugging the score "
+            "variance into the same bound, not of the theorem]")
         out.append(Claim(
-            PAPER, f"Theorem 3 as boxed ({t['judge']})",
-            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))",
+            PAPER, f"{tag}Theorem 3 as boxed ({t['judge']})",
+            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))" + scope,
             f"[synthetic] {t['reps']} ROBIN runs, K={t['K']}, B={t['B']}, delta={t['delta']}, "
-            "sigma_i^2 = the judge's score variance",
+            "sigma_i^2 = the judge's score variance; rule: fails if the exact 95% interval of the rate lies above delta",
             f"bound {t['box']['bound']:.3f} exceeded in {rate_text(t['box'], t['reps'])} vs claimed <= {t['delta']}",
             t["box"]["verdict"],
         ))
         out.append(Claim(
-            PAPER, f"Theorem 3, Eq. (4) ({t['judge']})",
-            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))",
-            "[synthetic] same runs as the row above",
+            PAPER, f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
+            "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))" + scope,
+            "[synthetic] same runs as the row above; same rule",
             f"bound {t['eq4']['bound']:.3f} exceeded in {rate_text(t['eq4'], t['reps'])} vs claimed <= {t['delta']}",
             t["eq4"]["verdict"],
         ))
@@ -214,20 +220,19 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
          "with prob. >= 1 - delta/2, ROBIN-HOOD's WCE <= 2 sqrt(sum sigma^2 / B * log(4K/delta))"),
     ):
         a, b = th[key], exp.get(key)
-        measured = (f"theorem regime (t0 = 16 log(4KB/delta) = {th['t0']}, Eq. 6 UCB): {rate_text(a, th['reps'])} "
-                    f"vs claimed <= {a['claimed']:.3g}")
-        if b is not None:
-            measured += (f"; experiments regime (t0 = 4 ln(1/delta) = {exp['t0']}, log(1/delta) UCB): "
-                         f"{rate_text(b, exp['reps'])}")
-        verdict = a["verdict"]
-        if verdict == "holds" and b is not None and b["verdict"] == "fails":
-            verdict = "partly"
         out.append(Claim(
             PAPER, name, stmt,
             f"[synthetic] Gaussian judge K={th['K']} (sd 0.1-1.0), B={th['B']}, delta={th['delta']}, "
-            f"{th['reps']} ROBIN-HOOD runs per regime, every (i, t) checked",
-            measured, verdict,
-        ))
+            f"{th['reps']} ROBIN-HOOD runs in the theorem's regime (t0 = 16 log(4KB/delta), Eq. 6 UCB), every (i, t) "
+            "checked; rule: fails if the exact 95% interval of the violation rate lies above the claimed rate",
+            f"t0 = {th['t0']}: {rate_text(a, th['reps'])} vs claimed <= {a['claimed']:.3g}", a["verdict"]))
+        if b is not None:
+            out.append(Claim(
+                PAPER, f"{name}, experiments' regime (our inferred UCB form)", stmt,
+                f"[synthetic] same judge, {exp['reps']} ROBIN-HOOD runs with the experiments' t0 = 4 ln(1/delta) and the "
+                "log(1/delta) UCB we infer from it (outside the statement's assumptions: a test of our reading of "
+                "Sec. 5.1, not of the paper's result); same rule",
+                f"t0 = {exp['t0']}: {rate_text(b, exp['reps'])} vs claimed <= {b['claimed']:.3g}", b["verdict"]))
     rows = {r["delta"]: r for r in arithmetic["rows"]}
     a7, a07 = rows[0.007], rows[0.07]
     t5 = arithmetic["thm5"]

@@ -111,7 +111,7 @@ def check_theorem3(judge, B: int, delta: float, reps: int, seed: int = 0) -> dic
              for i in range(0, reps, chunk)]
     w = np.concatenate([p.wce()[0] for p in parts])
     counts = np.concatenate([p.counts for p in parts])
-    out = {"judge": judge.name, "K": judge.K, "B": B, "delta": delta, "reps": reps}
+    out = {"judge": judge.name, "K": judge.K, "B": B, "delta": delta, "reps": reps, "gaussian": bool(judge.gaussian)}
     bounds = theorem3_bounds(judge.variances, B, delta)
     if judge.scale is not None:
         L = math.log(2 * judge.K / delta)
