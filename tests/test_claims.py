@@ -61,8 +61,10 @@ def test_ablation_thresholds():
             ("warmup_frac", "0.1"): 0.9}
     c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(base), ["d"], "d", "synthetic", "m")}
     # Score Only lower by 0.06 >= 0.05; eta range 0.1 <= 0.1; batch range 0.2 in (0.15, 0.3]; 5% within 0.05 of best
-    assert c == {"zhou-ablation-score-only": "holds", "zhou-ablation-eta": "holds", "zhou-ablation-batch": "partly",
-                 "zhou-ablation-warmup": "holds"}
+    assert {k: c[k] for k in ("zhou-ablation-score-only", "zhou-ablation-eta", "zhou-ablation-batch",
+                              "zhou-ablation-warmup")} == {"zhou-ablation-score-only": "holds", "zhou-ablation-eta": "holds",
+                                                            "zhou-ablation-batch": "partly", "zhou-ablation-warmup": "holds"}
+    assert c["zhou-ablation-rank"] == "inconclusive"  # no rank settings in this table
     worse = {**base, ("variant", "Score Only"): 0.88, ("eta", "0.1"): 0.6, ("warmup_frac", "0.05"): 0.8}
     c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(worse), ["d"], "d", "synthetic", "m")}
     assert c["zhou-ablation-score-only"] == "partly" and c["zhou-ablation-eta"] == "fails"
@@ -193,3 +195,25 @@ def test_uninformative_predictions_are_independent_of_the_scores():
         assert abs(z) < 3.3, (seed, z)
         assert np.corrcoef(S, preds["adversarial"])[0, 1] < -0.5
         assert np.corrcoef(S, preds["informative"])[0, 1] > 0.5
+
+
+def ensemble_rank_table(p: dict, se: float = 0.02, wall=(30.0, 2.0)) -> pd.DataFrame:
+    rows = [dict(dataset="d", factor=f, setting=str(v), metric="m", budget_frac=0.1, value=x, se=se, wall_s=np.nan)
+            for (f, v), x in p.items()]
+    rows += [dict(dataset="d", factor="batch_size", setting=b, metric="m", budget_frac=0.1, value=0.5, se=se, wall_s=w)
+             for b, w in zip(("2", "32"), wall, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def test_ensemble_rank_and_batch_time_rules():
+    good = {("ensemble", 4): 0.6, ("ensemble", 64): 0.9, ("ensemble", 256): 0.9,
+            ("rank", 1): 0.9, ("rank", 2): 0.7, ("rank", 5): 0.6}
+    rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(good), ["d"], "d", "", "m", 50)}
+    assert rows == {"zhou-ablation-ensemble": "holds", "zhou-ablation-rank": "holds", "zhou-ablation-batch-time": "holds"}
+    bad = {**good, ("ensemble", 256): 0.6, ("rank", 5): 0.99}
+    rows = {c.claim: c.verdict for c in
+            ZC._ensemble_rank_time_claims(ensemble_rank_table(bad, wall=(100.0, 2.0)), ["d"], "d", "", "m", 50)}
+    assert rows == {"zhou-ablation-ensemble": "fails", "zhou-ablation-rank": "fails", "zhou-ablation-batch-time": "fails"}
+    # the same differences with 3 repetitions prove nothing
+    rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(bad), ["d"], "d", "", "m", 3)}
+    assert rows["zhou-ablation-ensemble"] == "inconclusive" and rows["zhou-ablation-rank"] == "inconclusive"
