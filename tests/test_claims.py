@@ -217,3 +217,24 @@ def test_ensemble_rank_and_batch_time_rules():
     # the same differences with 3 repetitions prove nothing
     rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(bad), ["d"], "d", "", "m", 3)}
     assert rows["zhou-ablation-ensemble"] == "inconclusive" and rows["zhou-ablation-rank"] == "inconclusive"
+
+
+def test_robin_lemma2_reported_at_the_papers_budget_ratio():
+    rows = [dict(K=10, B=1001, factor=100, lower_violated=True, worst_shortfall=3.0),
+            dict(K=20, B=2001, factor=100, lower_violated=False, worst_shortfall=-1.0),
+            dict(K=10, B=21, factor=2, lower_violated=True, worst_shortfall=9.0)]
+    text = RC._lemma2_at_paper_ratio(rows)
+    assert "B = 100 K + 1" in text and "violated in 1/2 configurations" in text and "shortfall 3 queries" in text
+
+
+def test_pulse_effective_budget_rule():
+    dominating = pulse_runs({"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99],
+                             "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
+    assert PC._effective_budget_claim(dominating).verdict == "holds"
+    # PULSE below UCB-E at the largest budget: it never reaches UCB-E's final accuracy there
+    crossing = pulse_runs({"ucbe-batch": [0.5, 0.7, 0.9, 0.99], "pulse": [0.6, 0.8, 0.92, 0.95],
+                           "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
+    assert PC._effective_budget_claim(crossing).verdict == "partly"
+    behind = pulse_runs({"ucbe-batch": [0.6, 0.8, 0.9, 0.99], "pulse": [0.5, 0.7, 0.8, 0.85],
+                         "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
+    assert PC._effective_budget_claim(behind).verdict == "fails"

@@ -137,6 +137,18 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     return [with_id(c, "robin") for c in out]
 
 
+def _lemma2_at_paper_ratio(rows: list[dict], ratio: float = PAPER_B / PAPER_K) -> str:
+    """Lemma 2's lower-bound shortfall at the budget factor closest to the paper's B/K (about 98)."""
+    if not rows or "factor" not in rows[0]:
+        return ""
+    f = min({r["factor"] for r in rows}, key=lambda x: abs(np.log(x / ratio)))
+    near = [r for r in rows if r["factor"] == f]
+    bad = [r for r in near if r["lower_violated"]]
+    worst = max((r["worst_shortfall"] for r in bad), default=0.0)
+    return (f"; at B = {f:g} K + 1 (nearest to the paper's B/K = {ratio:.0f}): violated in {len(bad)}/{len(near)} configurations, "
+            f"largest shortfall {worst:.0f} queries")
+
+
 def rate_text(d: dict, reps: int) -> str:
     lo, hi = d["ci"]
     return f"{d['violations']}/{reps} = {d['rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})"
@@ -155,7 +167,7 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         f"lower bound violated in {lemma2['lower_violations']}/{lemma2['configs']} configurations "
         + (f"(worst: K={ex['K']}, B={ex['B']}, {ex['profile']}: shortfall {ex['worst_shortfall']:.0f} queries)" if ex else "")
         + f"; upper bound violated in {lemma2['upper_violations']}; corrected bound ceil(lambda_i (B - K)) <= n_i <= "
-        f"ceil(lambda_i B) violated in {lemma2['corrected_violations']}",
+        f"ceil(lambda_i B) violated in {lemma2['corrected_violations']}" + _lemma2_at_paper_ratio(lemma2["rows"]),
         "fails" if lemma2["lower_violations"] else "holds",
     ))
     for t in thm3:

@@ -60,7 +60,7 @@ def check_lemma2(Ks=(2, 3, 5, 10, 50, 200), budget_factors=(1, 1.5, 2, 5, 20, 10
                 lo, hi = np.floor(lam * B), np.ceil(lam * B)
                 lo_fix = np.ceil(lam * (B - K) - 1e-9)
                 rows.append({
-                    "K": K, "B": B, "profile": prof,
+                    "K": K, "B": B, "factor": f, "profile": prof,
                     "lower_violated": bool((n < lo).any()), "upper_violated": bool((n > hi + 1e-9).any()),
                     "corrected_violated": bool(((n < lo_fix) | (n > hi)).any()),
                     "worst_shortfall": float((lo - n).max()),
