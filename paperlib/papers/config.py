@@ -33,7 +33,10 @@ def _validator():
     from referencing import Registry, Resource
 
     def retrieve(uri: str):
-        path = Path(uri.removeprefix("file://"))
+        from urllib.parse import urlparse
+        from urllib.request import url2pathname
+
+        path = Path(url2pathname(urlparse(uri).path))
         return Resource.from_contents(yaml.safe_load(path.read_text()))
 
     schema = yaml.safe_load(SCHEMA_FILE.read_text())
