@@ -240,6 +240,17 @@ class AllocationPolicy:
         m = self.s1 / self.n.clamp(min=1)
         return (self.s2 / self.n.clamp(min=1) - m * m).clamp(min=0.0)
 
+    def variance_at(self, arms: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(n_i, sigma_hat_i^2 of Eq. 5) of one queried item per repetition, ``arms`` of shape (R,)."""
+        r = self._r
+        n = self.n[r, arms]
+        m = self.s1[r, arms] / n
+        return n, (self.s2[r, arms] / n - m * m).clamp(min=0.0)
+
+    def _round_robin(self, k: int) -> torch.Tensor:
+        """The next k queries of the per-repetition round-robin order, (R, k)."""
+        return self.order[:, (self.spent + torch.arange(k, device=self.device)) % self.K]
+
 
 class Uniform(AllocationPolicy):
     """Round-robin: query t goes to item ``order[r, t mod K]``."""
@@ -250,7 +261,7 @@ class Uniform(AllocationPolicy):
         return self.budget - self.spent
 
     def _select(self, k):
-        return self.order[:, (self.spent + torch.arange(k, device=self.device)) % self.K]
+        return self._round_robin(k)
 
 
 class Robin(AllocationPolicy):
@@ -279,6 +290,7 @@ class Robin(AllocationPolicy):
         if self._sequence is None:
             self._sequence = robin_sequence(self.variances.cpu().numpy(), self.budget, self.reps, self.gen, self.device)
         return self._sequence[:, self.spent : self.spent + k]
+
 
 class RobinHood(AllocationPolicy):
     """Alg. 2 (ROBIN-HOOD): t0 rounds of round-robin, then argmax Vbar_i(t-1) / n_i(t-1).
@@ -318,14 +330,12 @@ class RobinHood(AllocationPolicy):
             self.prio = keyed_priority(self.priorities(), self.n, self.tiefactor)
         elif self.spent > self.warmup:
             r = self._r
-            n = self.n[r, arms]
-            m = self.s1[r, arms] / n
-            var = (self.s2[r, arms] / n - m * m).clamp(min=0.0)
+            n, var = self.variance_at(arms)
             self.prio[r, arms] = keyed_priority(variance_ucb(var, n, self.L) / n, n, self.tiefactor[r, arms])
 
     def _select(self, k):
         if self.spent < self.warmup:
-            return self.order[:, (self.spent + torch.arange(k, device=self.device)) % self.K]
+            return self._round_robin(k)
         return self.prio.argmax(dim=1, keepdim=True)
 
     def vbar(self) -> torch.Tensor:

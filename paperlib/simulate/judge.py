@@ -176,8 +176,5 @@ class _Tracker:
         self._flag(pol.variance(), pol.n, self.sig2)
 
     def check(self, pol, arms: torch.Tensor) -> None:
-        r = self.r
-        n = pol.n[r, arms]
-        m = pol.s1[r, arms] / n
-        var = (pol.s2[r, arms] / n - m * m).clamp(min=0.0)
-        self._flag(var, n, self.sig2[r, arms])
+        n, var = pol.variance_at(arms)
+        self._flag(var, n, self.sig2[self.r, arms])

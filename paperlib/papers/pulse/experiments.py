@@ -21,12 +21,11 @@ from .pools import PoolInstance, make_pool
 
 def pool_names(cfg: dict) -> list[str]:
     """``<dataset>-gap<g>`` or ``<dataset>-full`` for every pool of the config whose data is present."""
-    p = cfg
     out = []
-    for ds in p["datasets"]:
+    for ds in cfg["datasets"]:
         if not datasets.available(ds):
             continue
-        for g in p["gaps"].get(ds, p["gaps"].get("default", [])):
+        for g in cfg["gaps"].get(ds, cfg["gaps"].get("default", [])):
             out.append(f"{ds}-full" if g == "full" else f"{ds}-gap{g:g}")
     return out
 
@@ -43,36 +42,32 @@ def fit_config(cfg: dict, ds: str) -> FitConfig:
 
 
 def build_instance(cfg: dict, name: str) -> PoolInstance:
-    p = cfg
     ds, gap = parse_pool(name)
     mat = datasets.load(ds)
-    size = None if gap is None else int(p["pool_size"])
-    nq = p.get("n_questions")
+    size = None if gap is None else int(cfg["pool_size"])
+    nq = cfg.get("n_questions")
     return make_pool(mat.scores, name, mat.kind, size, gap, n_questions=nq, seed=int(cfg["seed"]),
-                     tol=float(p.get("gap_tol", 0.002)))
+                     tol=float(cfg.get("gap_tol", 0.002)))
 
 
 def select_hyperparameters(cfg: dict, inst: PoolInstance, ds: str) -> tuple[FitConfig, pd.DataFrame]:
     """5-fold CV with the 1-SE rule on (a row subset of) the train split."""
-    p = cfg
-    grid = [FitConfig(int(r), float(lam), float(lr), int(st)) for r in p["cv"]["ranks"] for lam in p["cv"]["lams"]
-            for lr in p["cv"]["lrs"] for st in p["cv"]["steps"]]
-    rows = np.random.default_rng(int(cfg["seed"])).permutation(inst.train.shape[0])[: int(p["cv"]["max_rows"])]
+    grid = [FitConfig(int(r), float(lam), float(lr), int(st)) for r in cfg["cv"]["ranks"] for lam in cfg["cv"]["lams"]
+            for lr in cfg["cv"]["lrs"] for st in cfg["cv"]["steps"]]
+    rows = np.random.default_rng(int(cfg["seed"])).permutation(inst.train.shape[0])[: int(cfg["cv"]["max_rows"])]
     pick, table = cross_validate(inst.train[rows], grid, folds=5, seed=int(cfg["seed"]))
     return pick, pd.DataFrame(table).assign(dataset=ds, chosen=lambda d: (d["rank"] == pick.rank) & (d.lam == pick.lam)
                                              & (d.lr == pick.lr) & (d.steps == pick.steps))
 
 
 def budgets(cfg: dict, n_models: int, n_questions: int) -> tuple[int, list[int]]:
-    p = cfg
-    warm = n_models * int(p["batch_size"]) * int(p["t0"])
-    calls = [warm + int(round(f * n_models * n_questions)) for f in p["bandit_fracs"]]
+    warm = n_models * int(cfg["batch_size"]) * int(cfg["t0"])
+    calls = [warm + int(round(f * n_models * n_questions)) for f in cfg["bandit_fracs"]]
     return warm, sorted(set(calls))
 
 
 def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None):
     """All methods on one pool. Returns (long table, instance, fitted V, fit seconds)."""
-    p = cfg
     ds, gap = parse_pool(name)
     inst = build_instance(cfg, name)
     fcfg = fit or fit_config(cfg, ds)
@@ -81,14 +76,14 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
     fit_s = time.perf_counter() - t
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
-    common = dict(batch_size=int(p["batch_size"]), t0=int(p["t0"]), a=float(p["a"]))
-    loop = dict(refit_every=int(p["refit_every"]), lam=float(p["refit"]["lam"]), init_lr=float(p["refit"]["init_lr"]),
-                init_steps=int(p["refit"]["init_steps"]), loop_lr=float(p["refit"]["loop_lr"]),
-                loop_steps=int(p["refit"]["loop_steps"]))
+    common = dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]))
+    loop = dict(refit_every=int(cfg["refit_every"]), lam=float(cfg["refit"]["lam"]), init_lr=float(cfg["refit"]["init_lr"]),
+                init_steps=int(cfg["refit"]["init_steps"]), loop_lr=float(cfg["refit"]["loop_lr"]),
+                loop_steps=int(cfg["refit"]["loop_steps"]))
     frames = []
-    for i, meth in enumerate(p["methods"]):
+    for i, meth in enumerate(cfg["methods"]):
         kw = dict(common) if meth == "ucbe-batch" else dict(common, v=V.cpu().numpy(), **loop)
-        res = simulate(meth, inst.test, bs, reps=int(p["reps"]), seed=int(cfg["seed"]) + i, device=device,
+        res = simulate(meth, inst.test, bs, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i, device=device,
                        progress=progress, **kw)
         acc = res.precision()
         R = res.reps

@@ -36,10 +36,9 @@ def _kinds(df) -> str:
 
 def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | None = None) -> list[Claim]:
     """Ledger rows for the experimental claims of Sec. 5 (``starved``: :func:`.experiments.starvation_table`)."""
-    r = cfg
     main = main_id(cfg)
     eq6 = main_id(cfg, "eq6")
-    warm = 4 * math.log(1 / r["main_delta"]) / (PAPER_B / PAPER_K)
+    warm = 4 * math.log(1 / cfg["main_delta"]) / (PAPER_B / PAPER_K)
     out = []
     ht = half_budget_table(runs, main)
     ht6 = half_budget_table(runs, eq6) if eq6 in set(runs.method_id) else pd.DataFrame()
@@ -48,7 +47,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     out.append(Claim(
         PAPER, "Half the queries (Sec. 5.2, Table 2)",
         "ROBIN-HOOD reaches Uniform's 100k-query WCE with about 50k queries",
-        f"[{_kinds(ht)}] {len(ht)} cells ({r['reps']} runs each, budgets scaled to 100,000 x K / 1,017); {label(main)}",
+        f"[{_kinds(ht)}] {len(ht)} cells ({cfg['reps']} runs each, budgets scaled to 100,000 x K / 1,017); {label(main)}",
         f"fraction of the full budget needed: median {ht.frac_needed.median():.2f} (range {ht.frac_needed.min():.2f}-"
         f"{ht.frac_needed.max():.2f}; never reached in {int(ht.frac_needed.isna().sum())}); <= 0.6 in {len(ok)}/{len(ht)} cells; "
         f"synthetic: {', '.join(f'{c}: {v:.2f}' for c, v in zip(syn.cell, syn.frac_needed, strict=False))}"
@@ -65,7 +64,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
         f"({frac_between:.0%}); ROBIN best of all allocators at {int(order.robin_best.sum())}/{len(order)}",
         "holds" if frac_between >= BETWEEN_HOLDS else ("partly" if frac_between >= BETWEEN_PARTLY else "fails"),
     ))
-    bad = main_id(max(r["deltas"]))
+    bad = main_id(max(cfg["deltas"]))
     if bad in set(runs.method_id) and bad != main:
         cur = curves(runs)
         rows = []
@@ -84,10 +83,10 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
         pl = pd.DataFrame(rows)
         plateau = pl[(pl.gain_bad < 0.5 * pl.gain_uni) & (pl.bad_full >= pl.main_full)]
         out.append(Claim(
-            PAPER, f"Poorly chosen delta (Fig. 5, delta = {max(r['deltas']):g})",
+            PAPER, f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
             "with a poorly chosen delta ROBIN-HOOD's WCE plateaus and is overtaken by Uniform",
             f"[{_kinds(pl)}] WCE decrease from half to full budget, {label(bad)} vs Uniform",
-            f"plateau (decrease < half of Uniform's and final WCE >= the delta={r['main_delta']:g} run's) in "
+            f"plateau (decrease < half of Uniform's and final WCE >= the delta={cfg['main_delta']:g} run's) in "
             f"{len(plateau)}/{len(pl)} cells; overtaken by Uniform at full budget in "
             f"{int((pl.bad_full > pl.uni_full).sum())}/{len(pl)}; synthetic: "
             + ", ".join(f"{c}: {gb:.3f} vs {gu:.3f}" for c, gb, gu in
@@ -102,14 +101,14 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     out.append(Claim(
         PAPER, "Significance across models and attributes (Table 2)",
         "ROBIN-HOOD's WCE differs significantly from Uniform's for every judge and attribute",
-        f"[{_kinds(full)}] Welch t-test at the full budget, {r['reps']} runs per method, {label(main)}",
+        f"[{_kinds(full)}] Welch t-test at the full budget, {cfg['reps']} runs per method, {label(main)}",
         f"ROBIN-HOOD significantly lower (p < 0.05) in {len(sig)}/{len(full)} cells",
         "holds" if len(sig) == len(full) else ("partly" if len(sig) else "fails"),
     ))
     if "pearson" in runs.columns:
         out.append(correlation_rise_claim(runs, main))
     if starved is not None and len(starved):
-        hi, lo = max(r["deltas"]), r["main_delta"]
+        hi, lo = max(cfg["deltas"]), cfg["main_delta"]
         a, b = starved[starved.delta == hi], starved[starved.delta == lo]
         out.append(Claim(
             PAPER, "Why a large delta hurts (Sec. 5.1)",

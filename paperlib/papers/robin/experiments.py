@@ -34,14 +34,13 @@ UNIFORM, ROBIN = "uniform", "robin"
 
 def cell_names(cfg: dict) -> list[str]:
     """Cells of a config whose data is present here (real cells are skipped without their files)."""
-    r = cfg
-    names = [f"synthetic-{fam}" for fam in r["synthetic"]["families"]]
+    names = [f"synthetic-{fam}" for fam in cfg["synthetic"]["families"]]
     if judge_data_available("closerlook_topicalchat"):
         cells = closerlook_cells()
-        vs, attrs = r["closerlook"]["variants"], r["closerlook"]["attributes"]
+        vs, attrs = cfg["closerlook"]["variants"], cfg["closerlook"]["attributes"]
         names += [f"closerlook-{v}-{a}" for v, a in cells if (vs == "all" or v in vs) and (attrs == "all" or a in attrs)]
     if judge_data_available("llmrubric_dist"):
-        want = r["llmrubric"]["cells"]
+        want = cfg["llmrubric"]["cells"]
         names += [f"llmrubric-{s}-{q}" for s, q in llmrubric_cells() if want == "all" or f"{s}-{q}" in want]
     return names
 
@@ -85,13 +84,12 @@ def run_variants(cfg: dict) -> list[str]:
 
 def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.DataFrame:
     """Every method on one cell: WCE, MAE and human correlations per budget and repetition."""
-    r = cfg
     judge = make_judge(cell, cfg, device)
-    B = int(round(full_budget(judge.K) * float(r.get("budget_scale", 1.0))))
-    budgets = sorted({max(judge.K, int(round(f * B))) for f in r["budget_fracs"]})
+    B = int(round(full_budget(judge.K) * float(cfg.get("budget_scale", 1.0))))
+    budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})
     frames = []
     for i, mid in enumerate(run_variants(cfg)):
-        res = run_judge(mid, judge, budgets, reps=int(r["reps"]), seed=int(cfg["seed"]) + i,
+        res = run_judge(mid, judge, budgets, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i,
                         device=device, progress=progress)
         name, params = parse_id(mid)
         C, R = len(budgets), res.reps

@@ -30,14 +30,13 @@ def method_params(cfg: dict, method: str) -> dict:
 
 def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
     """All configured methods on one dataset; returns (metrics table, {method: SimResult})."""
-    z = cfg
     mat = data.load(name)
     n, m = mat.shape
-    budgets = budgets_from_fracs(z["budget_fracs"], n, m)
+    budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
     sets = equivalence_sets(mat.scores)
     tables, results = [], {}
-    for i, method in enumerate(z["methods"]):
-        res = simulate(method, mat, budgets, reps=int(z["reps"][method]), seed=cfg["seed"] + 1000 * i,
+    for i, method in enumerate(cfg["methods"]):
+        res = simulate(method, mat, budgets, reps=int(cfg["reps"][method]), seed=cfg["seed"] + 1000 * i,
                        device=device, progress=progress, **method_params(cfg, method))
         results[method] = res
         t = precision_table(res, mat.scores, sets)
