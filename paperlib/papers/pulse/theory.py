@@ -144,14 +144,16 @@ def bernstein_serfling_radius(delta, sigma, K, n, width=1.0):
     return sigma * math.sqrt(2 * rho * L / K) + kappa * width * L / K
 
 
-def check_theorem1(S, kind: str, K: int, reps: int, delta: float = 0.1, seed: int = 0, pred=None) -> dict:
+def check_theorem1(S, kind: str, K: int, reps: int, delta: float = 0.1, seed: int = 0, pred=None, run=None) -> dict:
     """Tail of |mu_hat - mu| vs Theorem 1 and coverage of the inverted intervals.
 
     ``pred``: the predictions; by default drawn for ``kind`` from a stream independent of the scores.
+    ``run``: an :func:`one_model_runs` result for these inputs (predictable lambda, seed + 1), if already made.
     """
     if pred is None:
         pred = predictions(S, kind, stream(seed, PRED_STREAM))
-    run = one_model_runs(S, pred, K, reps, "predictable", seed + 1)
+    if run is None:
+        run = one_model_runs(S, pred, K, reps, "predictable", seed + 1)
     n, mu = run["n"], run["mu"]
     err = np.abs(run["theta"].mean(axis=0) - mu)
     V_rep = run["vz"].mean(axis=0)
@@ -177,7 +179,7 @@ def check_theorem1(S, kind: str, K: int, reps: int, delta: float = 0.1, seed: in
 
 
 def check_lemma2(S, kind: str, K: int, reps: int, seed: int = 0, pred=None, n_boot: int = 1000,
-                 grid: int = 10) -> dict:
+                 grid: int = 10, run=None) -> dict:
     """Lemma 2 and the claim that follows it, on the whole run (every K up to ``K``).
 
     Three things are measured over ``reps`` runs of Step 2 for one model (the predictable-lambda and
@@ -192,10 +194,13 @@ def check_lemma2(S, kind: str, K: int, reps: int, seed: int = 0, pred=None, n_bo
       of 1 - rho_t^2 over the first K steps;
     * "PULSE's CI is no wider": where the ratio at the predictable lambda is significantly above 1
       (bootstrap interval above 1) the interval of Theorem 1 is wider than the observation-only one.
+
+    ``run``: the predictable-lambda :func:`one_model_runs` result for these inputs (seed + 1), if already made.
     """
     if pred is None:
         pred = predictions(S, kind, stream(seed, PRED_STREAM))
-    run = one_model_runs(S, pred, K, reps, "predictable", seed + 1)
+    if run is None:
+        run = one_model_runs(S, pred, K, reps, "predictable", seed + 1)
     star = one_model_runs(S, pred, K, reps, "oracle", seed + 1)
     rs, b = run["ratio_star"], run["one_minus_rho2"]
     ok = np.nan_to_num(rs) <= b + 1e-9
@@ -282,12 +287,14 @@ def theory_checks(cfg: dict) -> dict:
     kind of predictions come from independent streams (:func:`theory_inputs`).
     """
     th, seed = cfg["theory"], int(cfg["seed"])
+    K, reps = int(th["K"]), int(th["reps"])
     S, preds = theory_inputs(int(th["n"]), seed)
+    runs = {k: one_model_runs(S, p, K, reps, "predictable", seed + 1) for k, p in preds.items()}  # shared by both checks
     return {
         "l1": check_lemma1_exact(int(th["lemma_trials"]), seed=seed),
         "l1_mc": lemma1_monte_carlo(int(th["reps"]) * 5, seed=seed),
-        "t1": [check_theorem1(S, k, int(th["K"]), int(th["reps"]), seed=seed, pred=p) for k, p in preds.items()],
-        "l2": [check_lemma2(S, k, int(th["K"]), int(th["reps"]), seed=seed, pred=p) for k, p in preds.items()],
+        "t1": [check_theorem1(S, k, K, reps, seed=seed, pred=preds[k], run=runs[k]) for k in preds],
+        "l2": [check_lemma2(S, k, K, reps, seed=seed, pred=preds[k], run=runs[k]) for k in preds],
         "l56": check_lemma5_6(int(th["lemma_trials"]), seed=seed),
     }
 
