@@ -12,7 +12,6 @@ import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-import pandas as pd
 
 from .ledger import Claim
 from .progress import send_progress_to
@@ -56,11 +55,6 @@ def grid_dpi(panels: int) -> int:
 def save_figure(fig, path, default: str, dpi: int = 110) -> None:
     """Save ``fig`` to ``path`` (see :func:`output`); the inline backend still shows it in the notebook."""
     fig.savefig(output(path, default), dpi=dpi)
-
-
-def claims_table(claims: list[Claim]) -> pd.DataFrame:
-    """The claims as a table: id, measured value, verdict."""
-    return pd.DataFrame([{"claim": c.claim, "measured": c.measured, "verdict": c.verdict} for c in claims])
 
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
