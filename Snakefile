@@ -23,4 +23,5 @@ rule all:
         rules.robin_summary.output,
         rules.robin_theory.output,
         rules.pulse_summary.output,
+        rules.pulse_coverage.output,
         rules.pulse_lowrank.output.csv,

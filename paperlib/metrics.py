@@ -122,6 +122,23 @@ def precision_table(result, scores, sets: dict | None = None, k: int = 10):
     return pd.DataFrame(rows)
 
 
+def settle_table(result, good, n: int, m: int):
+    """Per repetition, the budget fraction from which its pick is in ``good`` at every later checkpoint.
+
+    ``good``: the rows counted as correct (one of :func:`equivalence_sets`). NaN where the pick is
+    wrong at the last checkpoint. The budget at which mean precision reaches 1 and stays there
+    (:func:`budget_to_reach`) is the largest of these over the repetitions.
+    """
+    import pandas as pd
+
+    ok = np.isin(result.best, good)
+    suffix_ok = np.flip(np.cumprod(np.flip(ok, 0), 0), 0).astype(bool)
+    first = np.where(suffix_ok.any(0), suffix_ok.argmax(0), -1)
+    fr = np.asarray(result.budgets, dtype=float) / (n * m)
+    return pd.DataFrame({"method": result.method, "dataset": result.dataset, "rep": np.arange(ok.shape[1]),
+                         "settle_frac": np.where(first >= 0, fr[np.maximum(first, 0)], np.nan)})
+
+
 def budget_to_reach(table, metric: str, level: float = 1.0):
     """Smallest budget fraction at which each (dataset, method) reaches ``level`` and stays there."""
     import pandas as pd

@@ -48,27 +48,35 @@ def test_alpaca_claim_thresholds():
     assert (holds.verdict, partly.verdict, fails.verdict, cheap_baseline.verdict) == ("holds", "partly", "fails", "partly")
 
 
-def ablation_table(values: dict) -> pd.DataFrame:
+def ablation_table(values: dict, se: float = 0.01) -> pd.DataFrame:
     rows = []
     for (factor, setting), v in values.items():
-        rows.append(dict(dataset="d", factor=factor, setting=setting, metric="m", budget_frac=0.1, value=v))
+        rows.append(dict(dataset="d", factor=factor, setting=setting, metric="m", budget_frac=0.1, value=v, se=se))
     return pd.DataFrame(rows)
 
 
-def test_ablation_thresholds():
-    base = {("variant", "UCB-E-LRF"): 0.9, ("variant", "Score Only"): 0.84, ("eta", "0.1"): 0.8, ("eta", "5"): 0.9,
-            ("batch_size", "8"): 0.7, ("batch_size", "32"): 0.9, ("warmup_frac", "0.05"): 0.86,
+def test_ablation_rules_decide_on_intervals():
+    base = {("variant", "UCB-E-LRF"): 0.9, ("variant", "Score Only"): 0.8, ("eta", "0.1"): 0.88, ("eta", "5"): 0.9,
+            ("batch_size", "8"): 0.7, ("batch_size", "32"): 0.9, ("warmup_frac", "0.05"): 0.88,
             ("warmup_frac", "0.1"): 0.9}
-    c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(base), ["d"], "d", "synthetic", "m")}
-    # Score Only lower by 0.06 >= 0.05; eta range 0.1 <= 0.1; batch range 0.2 in (0.15, 0.3]; 5% within 0.05 of best
+
+    def verdicts(values, reps=50):
+        return {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(values), ["d"], "d", "synthetic", "m", reps)}
+
+    # se 0.01 per setting, so a difference's 95% half-width is 1.96 * sqrt(2) * 0.01 = 0.028:
+    # Score Only 0.10 lower (significant, >= 0.05); eta 0.02 +- 0.028 within 0.1; batch 0.2 significant but
+    # not beyond 0.3 -> partly; best warm-up 0.02 +- 0.028 above 5% stays below 0.05
+    c = verdicts(base)
     assert {k: c[k] for k in ("zhou-ablation-score-only", "zhou-ablation-eta", "zhou-ablation-batch",
                               "zhou-ablation-warmup")} == {"zhou-ablation-score-only": "holds", "zhou-ablation-eta": "holds",
                                                             "zhou-ablation-batch": "partly", "zhou-ablation-warmup": "holds"}
     assert c["zhou-ablation-rank"] == "inconclusive"  # no rank settings in this table
-    worse = {**base, ("variant", "Score Only"): 0.88, ("eta", "0.1"): 0.6, ("warmup_frac", "0.05"): 0.8}
-    c = {x.claim: x.verdict for x in ZC.ablation_claims(ablation_table(worse), ["d"], "d", "synthetic", "m")}
+    worse = {**base, ("variant", "Score Only"): 0.87, ("eta", "0.1"): 0.5, ("warmup_frac", "0.05"): 0.8}
+    c = verdicts(worse)
     assert c["zhou-ablation-score-only"] == "partly" and c["zhou-ablation-eta"] == "fails"
     assert c["zhou-ablation-warmup"] == "fails"
+    c = verdicts(base, reps=3)  # the same means from 3 repetitions settle nothing
+    assert c["zhou-ablation-eta"] == c["zhou-ablation-batch"] == c["zhou-ablation-warmup"] == "inconclusive"
 
 
 def test_cost_claim_needs_both_within_15_percent():
@@ -261,3 +269,68 @@ def test_robin_correlation_rise_is_tested_not_counted():
     assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": -0.05}), "robin-hood").verdict == "fails"
     # a tiny mean change inside the run-to-run noise is not a rise
     assert RC.correlation_rise_claim(correlation_runs({"a": 0.0, "b": 0.0}, seed=3), "robin-hood").verdict == "inconclusive"
+
+
+def test_settle_table_is_the_first_budget_correct_from_then_on():
+    from types import SimpleNamespace
+
+    from paperlib.metrics import settle_table
+
+    best = np.array([[0, 1, 0, 2],
+                     [0, 0, 1, 2],
+                     [0, 0, 0, 2]])  # checkpoints x repetitions; row 0 is the only correct pick
+    res = SimpleNamespace(best=best, budgets=np.array([10, 20, 30]), method="ucbe", dataset="d")
+    out = settle_table(res, np.array([0]), n=10, m=10)
+    np.testing.assert_allclose(out.settle_frac.to_numpy(), [0.1, 0.2, 0.3, np.nan])
+
+
+def settles(per_dataset: dict) -> pd.DataFrame:
+    rows = []
+    for d, by_method in per_dataset.items():
+        for meth, vals in by_method.items():
+            rows += [dict(dataset=d, method=meth, rep=i, settle_frac=v) for i, v in enumerate(vals)]
+    return pd.DataFrame(rows)
+
+
+def lrf_case(hard_ucbe, hard_lrf, easy_ucbe, easy_lrf):
+    reach = pd.DataFrame([dict(dataset=d, method=m, budget_frac=max(v), H1=h)
+                          for d, h, u, l_ in [("e1", 1, easy_ucbe, easy_lrf), ("e2", 2, easy_ucbe, easy_lrf),
+                                              ("h1", 10, hard_ucbe, hard_lrf), ("h2", 20, hard_ucbe, hard_lrf)]
+                          for m, v in (("ucbe", u), ("ucbe-lrf", l_))])
+    st = settles({d: {"ucbe": u, "ucbe-lrf": l_} for d, u, l_ in [("e1", easy_ucbe, easy_lrf), ("e2", easy_ucbe, easy_lrf),
+                                                                  ("h1", hard_ucbe, hard_lrf), ("h2", hard_ucbe, hard_lrf)]})
+    return ZC.claim_lrf_on_hard(reach, st)["verdict"]
+
+
+def test_lrf_on_hard_rule_uses_intervals():
+    tight_hi, tight_lo = [0.20, 0.21, 0.22, 0.20, 0.21] * 4, [0.08, 0.09, 0.10, 0.08, 0.09] * 4
+    easy = [0.05, 0.06, 0.05, 0.06, 0.05] * 4
+    assert lrf_case(tight_hi, tight_lo, easy, easy) == "holds"
+    assert lrf_case(tight_lo, tight_hi, easy, easy) == "fails"
+    noisy_a, noisy_b = [0.05, 0.3, 0.1, 0.25, 0.02], [0.3, 0.04, 0.2, 0.1, 0.06]
+    assert lrf_case(noisy_a, noisy_b, easy, easy) == "inconclusive"
+    assert lrf_case(tight_hi, tight_lo, tight_hi, tight_lo) == "partly"
+
+
+def test_ndcg_rule():
+    def table(diff, se):
+        rows = []
+        for d in ("a", "b"):
+            for meth, v in (("ucbe", 0.8 + diff), ("ucbe-lrf", 0.7), ("row-mean", 0.8), ("lrf", 0.6)):
+                rows += [dict(dataset=d, method=meth, kind="real", metric="NDCG@10", budget_frac=f, value=v, se=se, reps=20)
+                         for f in (0.1, 0.2)]
+        return pd.DataFrame(rows)
+
+    assert ZC.claim_ndcg(table(0.1, 0.01)).verdict == "holds"
+    assert ZC.claim_ndcg(table(-0.1, 0.01)).verdict == "fails"
+    assert ZC.claim_ndcg(table(0.01, 0.05)).verdict == "inconclusive"
+
+
+def test_uniform_needs_90pct_rule():
+    def reach(fracs):
+        return pd.DataFrame([dict(dataset=f"d{i}", method="row-mean", budget_frac=f, kind="real") for i, f in enumerate(fracs)])
+
+    assert ZC.claim_uniform_needs_90pct(reach([0.2, np.nan]), 0.3).verdict == "inconclusive"
+    assert ZC.claim_uniform_needs_90pct(reach([0.2, 0.5]), 1.0).verdict == "fails"
+    assert ZC.claim_uniform_needs_90pct(reach([0.2, np.nan]), 1.0).verdict == "holds"
+    assert ZC.claim_uniform_needs_90pct(reach([0.2, 0.95]), 1.0).verdict == "holds"

@@ -97,6 +97,12 @@ def check_semantics(cfg: dict) -> None:
     for ds in p["gaps"]:
         if ds != "default" and ds not in p["datasets"]:
             raise ConfigError(f"config: pulse.gaps.{ds} names a dataset not in pulse.datasets")
+    declared = {f"{ds}-full" if g == "full" else f"{ds}-gap{g:g}"
+                for ds in p["datasets"] for g in p["gaps"].get(ds, p["gaps"].get("default", []))}
+    for pool in p["theory"]["bandit"]["pools"]:
+        if pool not in declared:
+            raise ConfigError(f"config: pulse.theory.bandit.pools: '{pool}' is not a pool of this profile "
+                              f"(choose from {sorted(declared)})")
 
 
 def load_config(path_or_name: str | Path) -> dict:

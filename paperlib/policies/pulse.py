@@ -178,16 +178,7 @@ class PULSE(Policy):
             pb = torch.sigmoid((self.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
             self.unobs_pred[r, pick] -= pb
         elif self.estimator == "dr":
-            pred = torch.sigmoid(self.U[r, pick] @ self.V.T).double()
-            unobs = ~self.mask[r, pick]
-            n_u = unobs.sum(1).double()
-            su = (pred * unobs).sum(1)
-            su2 = (pred.square() * unobs).sum(1)
-            pb = pred.gather(1, cols).sum(1)
-            z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
-            lam_t = predictable_lambda(su, su2, n_u, z_bar)
-            Z = (sb - lam_t * pb) * n_u / k
-            theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
+            theta, Z, lam_t, _, _ = self._dr_step(pick, cols, sb)
             self.theta_sum[r, pick] += theta
             self.n_theta[r, pick] += 1
             self.z_sum[r, pick] += Z
@@ -195,6 +186,29 @@ class PULSE(Policy):
         self.mask[r[:, None], rows, cols] = True
         self.sum_obs[r, pick] += sb
         self.cnt[r, pick] += k
+
+    def _row_predictions(self, pick):
+        """S_hat^t of the picked row of every repetition, sigmoid(u_i . v_j) for all j: (R, m) float64."""
+        return torch.sigmoid(self.U[self._rep_index, pick] @ self.V.T).double()
+
+    def _dr_step(self, pick, cols, sb):
+        """The one-step estimator theta of Eq. (2) in batch form, with lambda of Step 3.
+
+        ``cols`` (R, k) are the examples just drawn from the unobserved set U (before this step's
+        update) and ``sb`` their score sums. Returns (theta, Z, lambda, S_hat, U mask) per repetition.
+        """
+        r, k = self._rep_index, cols.shape[1]
+        pred = self._row_predictions(pick)
+        unobs = ~self.mask[r, pick]
+        n_u = unobs.sum(1).double()
+        su = (pred * unobs).sum(1)
+        su2 = (pred.square() * unobs).sum(1)
+        pb = pred.gather(1, cols).sum(1)
+        z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
+        lam_t = predictable_lambda(su, su2, n_u, z_bar)
+        Z = (sb - lam_t * pb) * n_u / k
+        theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
+        return theta, Z, lam_t, pred, unobs
 
     def _refit(self, lr, steps):
         c = self.spent + (self.warm * self.n if self.spent == 0 else 0)

@@ -35,6 +35,7 @@ PAPERMILL = "papermill --no-progress-bar -k python3"
 
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
 MISSING = [d for d in config["zhou"]["datasets"] if d not in DATASETS]
+ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
 if MISSING:
     print(f"[paperlib] datasets not found (targets skipped; set PAPERLIB_DATA): {', '.join(MISSING)}",
           file=sys.stderr)
@@ -48,7 +49,7 @@ def one_of(names):
 
 
 wildcard_constraints:
-    dataset=one_of(DATASETS),
+    dataset=one_of(sorted(set(DATASETS) | set(ABLATION_DATASETS))),
     cell=one_of(ROBIN_CELLS),
     pool=one_of(PULSE_POOLS),
 

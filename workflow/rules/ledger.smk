@@ -15,6 +15,7 @@ rule claims:
         rules.pulse_summary.output.claims,
         rules.pulse_lowrank.output.claims,
         rules.pulse_theory.output.claims,
+        rules.pulse_coverage.output.claims,
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",

@@ -77,3 +77,23 @@ rule pulse_theory:
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
         "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+
+
+rule pulse_coverage:
+    """PULSE Theorem 1 inside the running bandit: interval coverage for fitted, uninformative and adversarial predictions."""
+    input:
+        nb="notebooks/pulse_coverage.ipynb",
+    output:
+        nb=f"{RES}/notebooks/pulse_coverage.ipynb",
+        fig=f"{FIG}/pulse_theorem1_bandit.png",
+        csv=f"{FIG}/pulse_theorem1_bandit.csv",
+        claims=f"{RES}/claims/pulse_coverage.csv",
+    log:
+        nb=f"{LOG}/pulse_coverage.log",
+        progress=f"{LOG}/pulse_coverage.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
+        "-p out_claims {output.claims:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"

@@ -8,6 +8,7 @@ rule zhou_fig3_dataset:
     output:
         nb=f"{RES}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
+        settle=f"{RES}/zhou/fig3/{{dataset}}.settle.csv",
         fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
     log:
         nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
@@ -17,7 +18,7 @@ rule zhou_fig3_dataset:
         nb=notebook_params("zhou"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
-        "-p out_csv {output.csv:q} -p out_fig {output.fig:q} -p threads {threads} "
+        "-p out_csv {output.csv:q} -p out_settle {output.settle:q} -p out_fig {output.fig:q} -p threads {threads} "
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
 
 
@@ -26,6 +27,7 @@ rule zhou_fig3:
     input:
         nb="notebooks/zhou_fig3_summary.ipynb",
         csvs=expand(rules.zhou_fig3_dataset.output.csv, dataset=DATASETS),
+        settles=expand(rules.zhou_fig3_dataset.output.settle, dataset=DATASETS),
     output:
         nb=f"{RES}/notebooks/zhou_fig3_summary.ipynb",
         fig=f"{FIG}/zhou_fig3.png",
@@ -36,8 +38,9 @@ rule zhou_fig3:
     params:
         nb=notebook_params("zhou"),
         csvs=lambda wc, input: ",".join(input.csvs),
+        settles=lambda wc, input: ",".join(input.settles),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p in_settles {params.settles:q} "
         "-p out_fig {output.fig:q} -p out_reach {output.reach:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
@@ -59,10 +62,29 @@ rule zhou_fig1:
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
+rule zhou_fig4_dataset:
+    """Figure 4 on one ablation dataset: UCB-E-LRF with one hyperparameter varied at a time."""
+    input:
+        nb="notebooks/zhou_fig4_dataset.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_fig4_dataset_{{dataset}}.ipynb",
+        csv=f"{RES}/zhou/fig4/{{dataset}}.csv",
+    log:
+        nb=f"{LOG}/zhou_fig4_dataset_{{dataset}}.log",
+        progress=f"{LOG}/zhou_fig4_dataset_{{dataset}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("zhou"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
+        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
 rule zhou_fig4:
-    """Figure 4: UCB-E-LRF ablations (score only, batch, ensemble, eta, warm-up, rank)."""
+    """Figure 4: UCB-E-LRF ablations (score only, batch, ensemble, eta, warm-up, rank) and their claims."""
     input:
         nb="notebooks/zhou_fig4_ablations.ipynb",
+        csvs=expand(rules.zhou_fig4_dataset.output.csv, dataset=ABLATION_DATASETS),
     output:
         nb=f"{RES}/notebooks/zhou_fig4_ablations.ipynb",
         csv=f"{RES}/zhou/fig4.csv",
@@ -74,8 +96,9 @@ rule zhou_fig4:
     threads: THREADS
     params:
         nb=notebook_params("zhou"),
+        csvs=lambda wc, input: ",".join(input.csvs),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p out_csv {output.csv:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
 

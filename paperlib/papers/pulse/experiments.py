@@ -66,6 +66,13 @@ def budgets(cfg: dict, n_models: int, n_questions: int) -> tuple[int, list[int]]
     return warm, sorted(set(calls))
 
 
+def loop_params(cfg: dict) -> dict:
+    """PULSE's in-loop parameters: refit period and the refit hyperparameters of App. C.1."""
+    r = cfg["refit"]
+    return dict(refit_every=int(cfg["refit_every"]), lam=float(r["lam"]), init_lr=float(r["init_lr"]),
+                init_steps=int(r["init_steps"]), loop_lr=float(r["loop_lr"]), loop_steps=int(r["loop_steps"]))
+
+
 def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None):
     """All methods on one pool. Returns (long table, instance, fitted V, fit seconds)."""
     ds, gap = parse_pool(name)
@@ -77,9 +84,7 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
     common = dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]))
-    loop = dict(refit_every=int(cfg["refit_every"]), lam=float(cfg["refit"]["lam"]), init_lr=float(cfg["refit"]["init_lr"]),
-                init_steps=int(cfg["refit"]["init_steps"]), loop_lr=float(cfg["refit"]["loop_lr"]),
-                loop_steps=int(cfg["refit"]["loop_steps"]))
+    loop = loop_params(cfg)
     frames = []
     for i, meth in enumerate(cfg["methods"]):
         kw = dict(common) if meth == "ucbe-batch" else dict(common, v=V.cpu().numpy(), **loop)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ... import data
-from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table
+from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table, settle_table
 from ...policies import MATRIX, label, names
 from ...simulate import budgets_from_fracs, simulate
 
@@ -29,12 +29,16 @@ def method_params(cfg: dict, method: str) -> dict:
 
 
 def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
-    """All configured methods on one dataset; returns (metrics table, {method: SimResult})."""
+    """All configured methods on one dataset.
+
+    Returns (metrics table, per-repetition settling budgets for the main metric (:func:`settle_table`),
+    {method: SimResult}).
+    """
     mat = data.load(name)
     n, m = mat.shape
     budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
     sets = equivalence_sets(mat.scores)
-    tables, results = [], {}
+    tables, settles, results = [], [], {}
     for i, method in enumerate(cfg["methods"]):
         res = simulate(method, mat, budgets, reps=int(cfg["reps"][method]), seed=cfg["seed"] + 1000 * i,
                        device=device, progress=progress, **method_params(cfg, method))
@@ -43,10 +47,11 @@ def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
         t["wall_s"] = res.wall_s
         t["reps"] = res.reps
         tables.append(t)
+        settles.append(settle_table(res, sets[MAIN_METRIC], n, m))
     table = pd.concat(tables, ignore_index=True)
     table["H1"] = hardness_h1(mat.means)
     table["n"], table["m"] = n, m
-    return table, results
+    return table, pd.concat(settles, ignore_index=True), results
 
 
 def run_ablation(cfg: dict, name: str, device=None, progress: bool = True) -> pd.DataFrame:

@@ -1,0 +1,172 @@
+"""Theorem 1 inside the running bandit: coverage of its interval for the estimate PULSE produces.
+
+The single-model checker (:mod:`.theory`) freezes the predictions. Here the whole of Algorithm 1
+runs (warm-up, UCB selection over all models, refits of U every ``refit_every`` steps, batches
+of B), and at every checkpoint each model's running estimate mu_hat (Eq. 3) is compared with
+Theorem 1's radius. The simulator knows the test matrix, so it computes the exact conditional
+variance of every residual correction Z (batch form of Eq. 2, B examples drawn uniformly without
+replacement from U):
+
+    Var(Z | F_{t-1}) = |U|^2 sigma_U^2 (|U| - k) / (k (|U| - 1)),
+
+with sigma_U^2 the population variance of S_ij - lambda S_hat_ij over U. V_i is their mean over
+the model's steps, as in the theorem; the constant v is the largest V_i over the runs at that
+(model, checkpoint), and the radius is Theorem 1's bound inverted at delta for the realised K.
+
+Three kinds of predictions: ``fitted`` (PULSE as published), ``uninformative`` (the frozen V with
+its rows permuted by a seeded permutation, so S_hat_ij does not depend on example j's identity)
+and ``adversarial`` (1 - S_hat, anti-correlated with the scores). All keep Lemma 1's measurability.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ...device import get_device
+from ...lowrank import fit_factors
+from ...policies.pulse import PULSE
+from ...stats import clopper_pearson
+from .experiments import budgets, build_instance, fit_config, loop_params
+from .theory import freedman_radius
+
+KINDS = ("fitted", "uninformative", "adversarial")
+
+
+def batch_z_variance(resid: torch.Tensor, unobs: torch.Tensor, k: int) -> torch.Tensor:
+    """Var(Z | F) of Z = (|U| / k) sum of k residuals drawn without replacement from U, per row."""
+    n_u = unobs.sum(1).double()
+    mean = (resid * unobs).sum(1) / n_u.clamp(min=1)
+    var_pop = (((resid - mean[:, None]) ** 2) * unobs).sum(1) / n_u.clamp(min=1)
+    fpc = (n_u - k) / (n_u - 1).clamp(min=1)
+    return n_u.square() * var_pop * fpc / k
+
+
+class CoverageProbe(PULSE):
+    """PULSE (``estimator="dr"``) that also accumulates the exact Var(Z | F) of each one-step estimator.
+
+    ``scores`` (n, m) is the test matrix the run is evaluated on; ``flip`` replaces the predictions
+    by 1 - S_hat in the estimator (the adversarial kind). Selection and estimates are PULSE's own.
+    """
+
+    def __init__(self, n, m, budget, scores, flip=False, **kw):
+        super().__init__(n, m, budget, estimator="dr", **kw)
+        self.S = torch.tensor(np.asarray(scores), dtype=torch.float64, device=self.device)
+        self.flip = bool(flip)
+        self.vz_sum = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
+
+    def _row_predictions(self, pick):
+        pred = super()._row_predictions(pick)
+        return 1.0 - pred if self.flip else pred
+
+    def _dr_step(self, pick, cols, sb):
+        theta, Z, lam, pred, unobs = super()._dr_step(pick, cols, sb)
+        resid = self.S[pick] - lam[:, None] * pred
+        self.vz_sum[self._rep_index, pick] += batch_z_variance(resid, unobs, cols.shape[1])
+        return theta, Z, lam, pred, unobs
+
+    def _update(self, rows, cols, scores):
+        if self.spent == 0:
+            unobs = torch.ones(self.n, self.m, dtype=torch.bool, device=self.device)
+            self.vz_sum += batch_z_variance(self.S, unobs, self.warm)[None, :]
+        super()._update(rows, cols, scores)
+
+
+def run_coverage(cfg: dict, pool: str, kind: str, device=None) -> pd.DataFrame:
+    """One (pool, kind): errors, K and V_i of every (run, model) at every checkpoint of the profile's budgets."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of predictions {kind!r}; choose from {KINDS}")
+    dev = get_device(device)
+    seed = int(cfg["seed"])
+    inst = build_instance(cfg, pool)
+    ds = pool.rpartition("-")[0]
+    _, V = fit_factors(inst.train, cfg=fit_config(cfg, ds), seed=seed, device=dev)
+    V = V.cpu().numpy()
+    if kind == "uninformative":
+        V = V[np.random.default_rng([seed, 17]).permutation(V.shape[0])]
+    n, m = inst.test.shape
+    _, bs = budgets(cfg, n, m)
+    reps = int(cfg["theory"]["bandit"]["reps"])
+    policy = CoverageProbe(n, m, bs[-1], inst.test.scores, flip=kind == "adversarial", reps=reps, seed=seed + 11,
+                           device=dev, v=V, batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]),
+                           **loop_params(cfg))
+    S = torch.as_tensor(inst.test.scores, device=dev)
+    mu = inst.test.means
+    frames = []
+    for b in bs:
+        while policy.spent < b:
+            req = policy.ask(limit=b - policy.spent)
+            policy.tell(req, S[req.rows, req.cols])
+        K = policy.n_theta.cpu().numpy()
+        frames.append(pd.DataFrame({
+            "pool": pool, "data": inst.test.kind, "kind": kind, "budget": b, "run": np.repeat(np.arange(reps), n), "model": np.tile(np.arange(n), reps),
+            "K": K.ravel().astype(int), "err": np.abs(policy.estimate().cpu().numpy() - mu[None, :]).ravel(),
+            "V": (policy.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def add_radius(df: pd.DataFrame, delta: float) -> pd.DataFrame:
+    """Theorem 1's radius at ``delta`` with v = max over runs of V_i at each (pool, kind, budget, model)."""
+    v = df.groupby(["pool", "kind", "budget", "model"]).V.transform("max")
+    rad = freedman_radius(delta, v.to_numpy(), df.K.to_numpy(), df.n_examples.to_numpy())
+    return df.assign(v=v, radius=rad, violated=df.err.to_numpy() > rad, delta=delta)
+
+
+def violation_summary(df: pd.DataFrame, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """Per (pool, kind): violations of Theorem 1's interval among the informative cells.
+
+    A cell is one (run, model, checkpoint); it is informative when the radius is below 1 (scores lie
+    in [0, 1], so a wider interval covers whatever happens). Runs are independent, the cells of one
+    run are not, so two intervals are given: an exact Clopper-Pearson interval on the share of runs
+    with any violation (an upper bound on every cell's violation probability), and a percentile
+    bootstrap over whole runs of the pooled per-cell rate. ``cells_significant`` counts (model,
+    checkpoint) cells whose R runs reject ``P(violation) <= delta`` by an exact one-sided binomial
+    test at level alpha / (number of cells) (Bonferroni).
+    """
+    from scipy.stats import binom
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for (pool, kind), g in df.groupby(["pool", "kind"], sort=False):
+        delta, runs = float(g.delta.iloc[0]), g.run.nunique()
+        inf = g[g.radius < 1]
+        per_run = inf.groupby("run").violated.agg(["sum", "count"]).reindex(range(runs), fill_value=0)
+        boot = rng.integers(0, runs, (n_boot, runs))
+        rate_boot = per_run["sum"].to_numpy()[boot].sum(1) / np.maximum(per_run["count"].to_numpy()[boot].sum(1), 1)
+        cells = inf.groupby(["budget", "model"]).violated.agg(["sum", "count"])
+        p = binom.sf(cells["sum"] - 1, cells["count"], delta) if len(cells) else np.array([])
+        any_runs = int((per_run["sum"] > 0).sum())
+        out.append(dict(pool=pool, data=g.data.iloc[0], kind=kind, delta=delta, runs=runs, checkpoints=g.budget.nunique(),
+                        informative_share=len(inf) / len(g), informative_cells=len(inf),
+                        K_min=int(inf.K.min()) if len(inf) else 0, K_max=int(inf.K.max()) if len(inf) else 0,
+                        violations=int(inf.violated.sum()), rate=float(inf.violated.mean()) if len(inf) else float("nan"),
+                        rate_lo=float(np.quantile(rate_boot, alpha / 2)), rate_hi=float(np.quantile(rate_boot, 1 - alpha / 2)),
+                        runs_any=any_runs, runs_any_ci=clopper_pearson(any_runs, runs),
+                        cells_significant=int((p < alpha / max(len(cells), 1)).sum()),
+                        ratio_max=float((inf.err / inf.radius).max()) if len(inf) else float("nan"),
+                        radius_median=float(inf.radius.median()) if len(inf) else float("nan"),
+                        err_median=float(inf.err.median()) if len(inf) else float("nan")))
+    return pd.DataFrame(out)
+
+
+def coverage_verdict(s: dict) -> str:
+    """``fails`` if the pooled rate's interval lies above delta or a cell is significantly above it
+    (Bonferroni); ``holds`` if the exact interval on runs with any violation, or (when there are
+    violations to resample) the bootstrap interval of the pooled rate, lies at or below delta;
+    ``inconclusive`` otherwise; ``untestable`` without informative cells."""
+    if s["informative_cells"] == 0:
+        return "untestable"
+    if s["rate_lo"] > s["delta"] or s["cells_significant"] > 0:
+        return "fails"
+    if s["runs_any_ci"][1] <= s["delta"] or (s["violations"] > 0 and s["rate_hi"] <= s["delta"]):
+        return "holds"
+    return "inconclusive"
+
+
+def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every (pool, kind) of the profile: the per-cell table and its summary."""
+    b = cfg["theory"]["bandit"]
+    cells = pd.concat([add_radius(run_coverage(cfg, p, k, device), float(b["delta"])) for p in pools for k in KINDS],
+                      ignore_index=True)
+    return cells, violation_summary(cells, seed=int(cfg["seed"]))

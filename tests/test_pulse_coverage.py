@@ -1,0 +1,79 @@
+"""Theorem 1 inside the running bandit: the exact conditional variance, the probe, the decision rule."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from paperlib.papers.pulse.coverage import CoverageProbe, batch_z_variance, coverage_verdict
+from paperlib.policies.pulse import PULSE
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_batch_z_variance_matches_enumeration_of_all_batches(k):
+    rng = np.random.default_rng(k)
+    resid = rng.normal(size=(1, 9))
+    unobs = np.array([[True, False, True, True, True, False, True, True, True]])
+    idx = np.flatnonzero(unobs[0])
+    zs = [len(idx) / k * resid[0, list(b)].sum() for b in itertools.combinations(idx, k)]
+    got = batch_z_variance(torch.tensor(resid), torch.tensor(unobs), k)
+    assert got.item() == pytest.approx(np.var(zs), rel=1e-10)
+
+
+def test_batch_z_variance_is_zero_when_the_batch_takes_all_of_u():
+    resid = torch.tensor([[0.3, 0.9, 0.1]], dtype=torch.float64)
+    assert batch_z_variance(resid, torch.ones(1, 3, dtype=torch.bool), 3).item() == 0.0
+
+
+def small_run(cls, **extra):
+    rng = np.random.default_rng(0)
+    S = (rng.random((6, 40)) < rng.uniform(0.2, 0.8, (6, 1))).astype(np.float32)
+    V = rng.normal(size=(40, 2)).astype(np.float32)
+    pol = cls(6, 40, 6 * 4 + 60, reps=5, seed=3, v=V, batch_size=4, t0=1, refit_every=3, init_steps=5, loop_steps=2,
+              **extra)
+    St = torch.tensor(S)
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, St[req.rows, req.cols])
+    return pol, S
+
+
+def test_probe_runs_pulse_unchanged_and_records_every_step():
+    pulse, _ = small_run(PULSE)
+    probe, S = small_run(CoverageProbe, scores=np.zeros((6, 40)))
+    assert torch.equal(pulse.estimate(), probe.estimate())
+    assert torch.equal(pulse.n_theta, probe.n_theta)
+    assert (probe.vz_sum >= 0).all()
+
+
+def test_probe_warm_up_variance_is_the_without_replacement_formula():
+    S = np.random.default_rng(0).random((6, 40))
+    fresh = CoverageProbe(6, 40, 6 * 4, scores=S, reps=2, seed=0, v=np.zeros((40, 2), np.float32), batch_size=4)
+    req = fresh.ask()
+    fresh.tell(req, torch.tensor(S, dtype=torch.float32)[req.rows, req.cols])
+    m, k = 40, 4
+    expected = m**2 * S.var(axis=1) * (m - k) / (k * (m - 1))
+    np.testing.assert_allclose(fresh.vz_sum[0].numpy(), expected, rtol=1e-6)
+
+
+def test_adversarial_probe_flips_the_predictions():
+    probe, _ = small_run(CoverageProbe, scores=np.zeros((6, 40)), flip=True)
+    pick = torch.zeros(5, dtype=torch.long)
+    assert torch.allclose(probe._row_predictions(pick), 1 - PULSE._row_predictions(probe, pick))
+
+
+def summary(**kw):
+    base = dict(delta=0.1, informative_cells=500, violations=0, rate_lo=0.0, rate_hi=0.0, runs_any_ci=(0.0, 0.036),
+                cells_significant=0)
+    return {**base, **kw}
+
+
+def test_coverage_verdict_rule():
+    assert coverage_verdict(summary()) == "holds"
+    assert coverage_verdict(summary(violations=40, rate_lo=0.05, rate_hi=0.08, runs_any_ci=(0.3, 0.5))) == "holds"
+    assert coverage_verdict(summary(violations=90, rate_lo=0.12, rate_hi=0.2, runs_any_ci=(0.6, 0.8))) == "fails"
+    assert coverage_verdict(summary(violations=3, rate_lo=0.0, rate_hi=0.02, runs_any_ci=(0.0, 0.1),
+                                    cells_significant=1)) == "fails"
+    assert coverage_verdict(summary(violations=50, rate_lo=0.07, rate_hi=0.13, runs_any_ci=(0.4, 0.6))) == "inconclusive"
+    assert coverage_verdict(summary(informative_cells=0)) == "untestable"
