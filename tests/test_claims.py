@@ -163,6 +163,18 @@ def test_pulse_savings_and_ordering_thresholds():
     assert {x.claim: x.verdict for x in PC.experiment_claims(runs)}["pulse-savings-vs-ucb-e-fig-1"] == "partly"
 
 
+def test_real_pools_decide_where_the_data_kinds_disagree():
+    acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
+    semi = pulse_runs(acc, reps=2000)
+    real = pulse_runs({**acc, "pulse": [0.3, 0.5, 0.7, 0.8]}, reps=2000).assign(pool="r", dataset="sysrs_x", kind="real")
+    rows = {x.claim: x for x in PC.experiment_claims(pd.concat([semi, real], ignore_index=True))}
+    above = rows["pulse-pulse-above-ucb-e-throughout-fig-2"]
+    assert above.verdict == "fails"  # holds on the semi-synthetic pool, significantly below on the real one
+    assert "synthetic/semi-synthetic (holds)" in above.measured and "real (fails)" in above.measured
+    agree = {x.claim: x.verdict for x in PC.experiment_claims(pd.concat([semi, semi.assign(pool="r", kind="real")]))}
+    assert agree["pulse-pulse-above-ucb-e-throughout-fig-2"] == "holds"
+
+
 def test_pulse_cv_claim_compares_with_the_paper():
     cv = pd.DataFrame(dict(dataset=["bench1", "bench1"], kind="semi-synthetic", rank=[100, 8], lam=[0.001, 0.01],
                            cv_loss=[0.5, 0.6], cv_se=[0.01, 0.01], chosen=[True, False]))
@@ -334,3 +346,20 @@ def test_uniform_needs_90pct_rule():
     assert ZC.claim_uniform_needs_90pct(reach([0.2, 0.5]), 1.0).verdict == "fails"
     assert ZC.claim_uniform_needs_90pct(reach([0.2, np.nan]), 1.0).verdict == "holds"
     assert ZC.claim_uniform_needs_90pct(reach([0.2, 0.95]), 1.0).verdict == "holds"
+
+
+def test_robin_higher_delta_rule():
+    LO, HI = "robin-hood:delta=0.007:ucb=delta", "robin-hood:delta=0.07:ucb=delta"
+    rng = np.random.default_rng(0)
+
+    def runs(hi_mean):
+        rows = []
+        for cell in ("a", "b"):
+            for mid, mu in (("robin", 0.10), (LO, 0.20), (HI, hi_mean)):
+                rows += [dict(cell=cell, kind="real", method_id=mid, budget=100, rep=r, wce=mu + rng.normal(0, 0.01))
+                         for r in range(20)]
+        return pd.DataFrame(rows)
+
+    assert RC.higher_delta_claim(runs(0.12), LO, HI).verdict == "holds"
+    assert RC.higher_delta_claim(runs(0.30), LO, HI).verdict == "fails"
+    assert RC.higher_delta_claim(runs(0.2001), LO, HI).verdict == "inconclusive"
