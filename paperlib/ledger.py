@@ -28,6 +28,19 @@ class Claim:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
+UNCERTAINTY_MARKERS = ("95% CI", "interval", "(se ", "+-", "p = ", "p < ", "exact", "Welch", "Fisher", "Wilcoxon",
+                       "bootstrap", "binomial", "no interval", "|z|")
+
+
+def states_uncertainty(c: Claim) -> bool:
+    """Whether a row states its uncertainty (an interval, a test, a standard error) or why none applies.
+
+    Rows marked ``untestable`` need neither; every other row must name one in ``measured`` or ``evidence``.
+    """
+    text = f"{c.evidence} {c.measured}"
+    return c.verdict == "untestable" or any(m in text for m in UNCERTAINTY_MARKERS)
+
+
 def all_any(ok) -> str:
     """The verdict of a claim made for every case: ``holds`` if all cases agree, ``partly`` if some do,
     ``fails`` if none do (or there is no case)."""
@@ -88,6 +101,9 @@ def merge(fragments, csv_out: str | Path, md_out: str | Path) -> list[Claim]:
     claims = []
     for f in fragments:
         claims.extend(read(f))
+    silent = [c.claim for c in claims if not states_uncertainty(c)]
+    if silent:
+        raise ValueError(f"ledger rows without an interval, a test or a reason for none: {', '.join(silent)}")
     write(claims, csv_out)
     Path(md_out).write_text(to_markdown(claims))
     return claims

@@ -363,3 +363,27 @@ def test_robin_higher_delta_rule():
     assert RC.higher_delta_claim(runs(0.12), LO, HI).verdict == "holds"
     assert RC.higher_delta_claim(runs(0.30), LO, HI).verdict == "fails"
     assert RC.higher_delta_claim(runs(0.2001), LO, HI).verdict == "inconclusive"
+
+
+def test_every_ledger_row_must_state_its_uncertainty(tmp_path):
+    from paperlib.ledger import Claim, merge, states_uncertainty, write
+
+    bare = Claim("p", "c", "s", "[real] counted", "3/4 cells", "holds")
+    assert not states_uncertainty(bare)
+    assert states_uncertainty(Claim("p", "c", "s", "[none]", "-", "untestable"))
+    assert states_uncertainty(Claim("p", "c", "s", "[real] counted", "0.31 (95% CI 0.29-0.33)", "fails"))
+    write([bare], tmp_path / "f.csv")
+    with pytest.raises(ValueError, match="without an interval"):
+        merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
+
+
+def test_active_beats_baselines_with_settling_intervals():
+    def case(active, baseline):
+        per = {d: {"ucbe": active, "ucbe-lrf": active, "row-mean": baseline, "lrf": baseline} for d in ("a", "b")}
+        reach = pd.DataFrame([dict(dataset=d, method=m, budget_frac=max(v)) for d, by in per.items() for m, v in by.items()])
+        return ZC.claim_active_beats_baselines(reach, settles(per))["verdict"]
+
+    early, late = [0.05, 0.06, 0.05, 0.07, 0.05] * 2, [0.25, 0.3, np.nan, 0.3, 0.25] * 2
+    assert case(early, late) == "holds"
+    assert case(late, early) == "fails"
+    assert case([0.05, 0.3, 0.1, 0.25, 0.06], [0.3, 0.05, 0.2, 0.06, 0.1]) == "inconclusive"
