@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from .base import Policy, RowMeanState, random_argmax
+from .lazyperm import KeyedPermutations
 
 
 class UCBE(Policy):
@@ -27,9 +28,17 @@ class UCBE(Policy):
 
     Notes
     -----
-    A method evaluated on all m examples cannot be evaluated again and is excluded from the
-    argmax. Each method's examples follow a random permutation drawn at the start, which is
-    the same as drawing each new example uniformly from the unevaluated ones.
+    A method evaluated on all m examples cannot be evaluated again and is excluded. Each method's
+    examples follow a random ordering of the m examples (:class:`.lazyperm.KeyedPermutations`,
+    computed on demand, never stored as an (R, n, m) table), which is the same as drawing each new
+    example uniformly from the unevaluated ones.
+
+    The b pairs of a batch are chosen at once: a method's bound falls with every pending
+    evaluation, so the b sequential arg-maxes take the b largest values of the methods' decreasing
+    bound sequences (a merge). Only the b methods with the largest current bounds can be picked,
+    so each repetition sorts b x b candidates. Ties are broken by a uniformly random priority of
+    the methods, drawn afresh at each ``ask``, which picks uniformly among tied methods as Alg. 1's
+    random tie-breaking does.
     """
 
     name = "ucbe"
@@ -42,38 +51,44 @@ class UCBE(Policy):
         self.batch_size = int(batch_size)
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        idx_dtype = torch.int16 if self.m < 2**15 else torch.int32
-        self.col_order = torch.empty(self.reps, self.n, self.m, dtype=idx_dtype, device=self.device)
-        chunk = max(1, 2**24 // (self.n * self.m))
-        for s in range(0, self.reps, chunk):
-            keys = torch.rand(min(chunk, self.reps - s), self.n, self.m, generator=self.gen, device=self.device)
-            self.col_order[s : s + chunk] = torch.argsort(keys, dim=2).to(idx_dtype)
+        self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
         self.state = RowMeanState(self.reps, self.n, self.device)
 
     def next_batch_size(self) -> int:
         return self.batch_size
 
-    def bounds(self, pending: torch.Tensor | None = None) -> torch.Tensor:
-        """Upper confidence bounds B (R, n) with full rows at -inf."""
-        counts = self.state.counts if pending is None else self.state.counts + pending
-        told = self.state.counts
-        mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
+    def _bound(self, mean: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """B = mean + sqrt(a / count); +inf at count 0, -inf once the row is fully evaluated."""
         b = mean + torch.sqrt(self.a / counts.clamp(min=1))
         b = torch.where(counts == 0, torch.full_like(b, torch.inf), b)
         return torch.where(counts >= self.m, torch.full_like(b, -torch.inf), b)
 
-    def _select(self, k):
-        pending = torch.zeros_like(self.state.counts)
-        rows = torch.empty(self.reps, k, dtype=torch.long, device=self.device)
-        cols = torch.empty_like(rows)
-        for t in range(k):
-            i = random_argmax(self.bounds(pending), self.gen)
-            pos = (self.state.counts[self._rep_index, i] + pending[self._rep_index, i]).long()
-            rows[:, t] = i
-            cols[:, t] = self.col_order[self._rep_index, i, pos].long()
-            pending[self._rep_index, i] += 1
-        return rows, cols
+    def bounds(self, pending: torch.Tensor | None = None) -> torch.Tensor:
+        """Upper confidence bounds B (R, n) with full rows at -inf; ``pending`` evaluations count in |S_i|
+        but not in the mean (a row with only pending evaluations gets the optimistic mean 1)."""
+        told = self.state.counts
+        counts = told if pending is None else told + pending
+        mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
+        return self._bound(mean, counts)
 
+    def _select(self, k):
+        R, r = self.reps, self._rep_index
+        told = self.state.counts
+        mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
+        if k == 1:
+            rows = random_argmax(self._bound(mean, told), self.gen)[:, None]
+            return rows, self.order(r[:, None], rows, told.gather(1, rows).long())
+        prio = torch.argsort(torch.rand(R, self.n, generator=self.gen, device=self.device), dim=1)
+        now = self._bound(mean, told).gather(1, prio)
+        top = prio.gather(1, torch.sort(now, dim=1, descending=True, stable=True).indices[:, : min(k, self.n)])
+        p = torch.arange(k, device=self.device, dtype=told.dtype)
+        c_top = told.gather(1, top)
+        cand = self._bound(mean.gather(1, top)[:, :, None], c_top[:, :, None] + p)
+        pick = torch.sort(cand.reshape(R, -1), dim=1, descending=True, stable=True).indices[:, :k]
+        slot, pend = pick // k, pick % k
+        rows = top.gather(1, slot)
+        pos = c_top.gather(1, slot).long() + pend
+        return rows, self.order(r[:, None], rows, pos)
     def _update(self, rows, cols, scores):
         self.state.add(rows, scores)
 
