@@ -8,6 +8,23 @@ from .base import Policy, RowMeanState, random_argmax
 from .lazyperm import KeyedPermutations
 
 
+def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> torch.Tensor:
+    """Indices (unordered) of the k largest entries of each row; ties at the k-th value broken uniformly at random.
+
+    Random keys are drawn only when some row has more entries equal to its k-th value than places left.
+    """
+    top = values.topk(k, dim=1, sorted=False)
+    thr = top.values.amin(dim=1, keepdim=True)
+    eq = values == thr
+    need = k - (values > thr).sum(1)
+    if bool((eq.sum(1) == need).all()):
+        return top.indices
+    where = eq.nonzero(as_tuple=True)
+    score = (values > thr).to(torch.float32).mul_(2.0).sub_(1.0)
+    score[where] = torch.rand(where[0].numel(), generator=gen, device=values.device)
+    return score.topk(k, dim=1, sorted=False).indices
+
+
 class UCBE(Policy):
     """UCB-E (Zhou et al., Alg. 1).
 
@@ -36,9 +53,8 @@ class UCBE(Policy):
     The b pairs of a batch are chosen at once: a method's bound falls with every pending
     evaluation, so the b sequential arg-maxes take the b largest values of the methods' decreasing
     bound sequences (a merge). Only the b methods with the largest current bounds can be picked,
-    so each repetition sorts b x b candidates. Ties are broken by a uniformly random priority of
-    the methods, drawn afresh at each ``ask``, which picks uniformly among tied methods as Alg. 1's
-    random tie-breaking does.
+    so each repetition takes the b largest of b x b candidates (two partial top-k, no sort). Ties
+    at the k-th value are broken uniformly at random, as Alg. 1's random tie-breaking does.
     """
 
     name = "ucbe"
@@ -59,9 +75,8 @@ class UCBE(Policy):
 
     def _bound(self, mean: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
         """B = mean + sqrt(a / count); +inf at count 0, -inf once the row is fully evaluated."""
-        b = mean + torch.sqrt(self.a / counts.clamp(min=1))
-        b = torch.where(counts == 0, torch.full_like(b, torch.inf), b)
-        return torch.where(counts >= self.m, torch.full_like(b, -torch.inf), b)
+        b = torch.sqrt(self.a / counts.clamp(min=1)).add_(mean)
+        return b.masked_fill_(counts == 0, torch.inf).masked_fill_(counts >= self.m, -torch.inf)
 
     def bounds(self, pending: torch.Tensor | None = None) -> torch.Tensor:
         """Upper confidence bounds B (R, n) with full rows at -inf; ``pending`` evaluations count in |S_i|
@@ -75,20 +90,20 @@ class UCBE(Policy):
         R, r = self.reps, self._rep_index
         told = self.state.counts
         mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
+        now = self._bound(mean, told)
         if k == 1:
-            rows = random_argmax(self._bound(mean, told), self.gen)[:, None]
+            rows = random_argmax(now, self.gen)[:, None]
             return rows, self.order(r[:, None], rows, told.gather(1, rows).long())
-        prio = torch.argsort(torch.rand(R, self.n, generator=self.gen, device=self.device), dim=1)
-        now = self._bound(mean, told).gather(1, prio)
-        top = prio.gather(1, torch.sort(now, dim=1, descending=True, stable=True).indices[:, : min(k, self.n)])
+        top = top_k_random_ties(now, min(k, self.n), self.gen)
         p = torch.arange(k, device=self.device, dtype=told.dtype)
         c_top = told.gather(1, top)
         cand = self._bound(mean.gather(1, top)[:, :, None], c_top[:, :, None] + p)
-        pick = torch.sort(cand.reshape(R, -1), dim=1, descending=True, stable=True).indices[:, :k]
+        pick = top_k_random_ties(cand.reshape(R, -1), k, self.gen)
         slot, pend = pick // k, pick % k
         rows = top.gather(1, slot)
         pos = c_top.gather(1, slot).long() + pend
         return rows, self.order(r[:, None], rows, pos)
+
     def _update(self, rows, cols, scores):
         self.state.add(rows, scores)
 
