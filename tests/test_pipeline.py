@@ -53,12 +53,32 @@ def test_dry_run_lists_every_figure_target(profile):
     r = snakemake(["--profile", f"profiles/{profile}", "-n", "-F", "--nolock", "--quiet", "rules"], ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     out = r.stdout + r.stderr
-    for rule in ("zhou_fig3_dataset", "zhou_fig3", "zhou_fig1", "zhou_fig4", "zhou_datasets",
+    for rule in ("zhou_fig3_dataset", "zhou_fig3", "zhou_fig1", "zhou_fig4_dataset", "zhou_fig4", "zhou_datasets",
                  "zhou_corollary1", "robin_data", "robin_cell", "robin_summary", "robin_theory", "pulse_pool",
-                 "pulse_summary", "pulse_lowrank", "pulse_theory", "claims", "all"):
+                 "pulse_summary", "pulse_lowrank", "pulse_theory", "pulse_coverage", "claims", "all"):
         assert re.search(rf"^{rule}\s+\d+", out, re.M), f"rule {rule} missing from the {profile} DAG"
     m = re.search(r"^zhou_fig3_dataset\s+(\d+)", out, re.M)
     assert int(m.group(1)) >= 3  # the synthetic datasets need no external data
+
+
+@pytest.mark.slow
+def test_slurm_profile_plans_the_paper_profile_with_its_resources():
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    r = snakemake(["--profile", "profiles/slurm", "-n", "-F", "--nolock"], ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout + r.stderr
+    paper = yaml.safe_load((ROOT / "config/paper.yaml").read_text())["resources"]
+    block = re.search(r"rule pulse_pool:.*?resources: ([^\n]*)", out, re.S).group(1)
+    assert f"mem_mb={paper['pulse_pool']['mem_mb']}" in block and "gpu=1" in block and "slurm_partition=gpu" in block
+    block = re.search(r"rule claims:.*?resources: ([^\n]*)", out, re.S).group(1)
+    assert f"mem_mb={paper['default']['mem_mb']}" in block and "gpu=0" in block
+
+
+def test_every_rule_declares_its_resources():
+    for smk in (ROOT / "workflow/rules").glob("*.smk"):
+        text = smk.read_text()
+        for rule, body in re.findall(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", text, re.M | re.S):
+            assert f'**res("{rule}")' in body, f"{smk.name}: rule {rule} declares no resources"
 
 
 def test_snakefile_only_includes_the_rule_files():

@@ -43,6 +43,16 @@ ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 
 
+RESOURCE_DEFAULTS = {"mem_mb": 4000, "runtime": 45, "gpu": 0}
+
+
+def res(rule):
+    """This rule's cluster resources: the built-in defaults, then the profile's `resources.default`,
+    then `resources.<rule>` (validated by the schema)."""
+    r = config.get("resources", {})
+    return {**RESOURCE_DEFAULTS, **r.get("default", {}), **r.get(rule, {})}
+
+
 def one_of(names):
     """A wildcard constraint matching exactly the given names."""
     return "|".join(re.escape(n) for n in names) or "(?!)"

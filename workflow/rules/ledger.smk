@@ -21,5 +21,7 @@ rule claims:
         md=f"{FIG}/claims.md",
     log:
         f"{LOG}/claims.log",
+    resources:
+        **res("claims"),
     shell:
         "python -m paperlib ledger {input:q} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"

@@ -14,6 +14,8 @@ rule pulse_pool:
     threads: THREADS
     params:
         nb=notebook_params("pulse"),
+    resources:
+        **res("pulse_pool"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
         "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
@@ -36,6 +38,8 @@ rule pulse_summary:
     params:
         nb=notebook_params("pulse"),
         csvs=lambda wc, input: ",".join(input.csvs),
+    resources:
+        **res("pulse_summary"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
         "-p out_fig1 {output.fig1:q} -p out_fig2 {output.fig2:q} -p out_fig3 {output.fig3:q} "
@@ -55,6 +59,8 @@ rule pulse_lowrank:
     threads: THREADS
     params:
         nb=notebook_params("pulse"),
+    resources:
+        **res("pulse_lowrank"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
         "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
@@ -74,6 +80,8 @@ rule pulse_theory:
     params:
         nb=notebook_params("pulse"),
         csvs=lambda wc, input: ",".join(input.csvs),
+    resources:
+        **res("pulse_theory"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
         "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
@@ -94,6 +102,8 @@ rule pulse_coverage:
     threads: THREADS
     params:
         nb=notebook_params("pulse"),
+    resources:
+        **res("pulse_coverage"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
         "-p out_claims {output.claims:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"

@@ -15,6 +15,8 @@ rule robin_data:
         nb=f"{LOG}/robin_data.log",
     params:
         nb=notebook_params("robin"),
+    resources:
+        **res("robin_data"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig1 {output.fig1:q} "
         "-p out_fig2 {output.fig2:q} -p out_csv {output.csv:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
@@ -33,6 +35,8 @@ rule robin_cell:
     threads: THREADS
     params:
         nb=notebook_params("robin"),
+    resources:
+        **res("robin_cell"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p cell {wildcards.cell:q} "
         "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
@@ -56,6 +60,8 @@ rule robin_summary:
     params:
         nb=notebook_params("robin"),
         csvs=lambda wc, input: ",".join(input.csvs),
+    resources:
+        **res("robin_summary"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
         "-p out_fig3 {output.fig3:q} -p out_fig8 {output.fig8:q} -p out_fig6 {output.fig6:q} "
@@ -77,6 +83,8 @@ rule robin_theory:
     threads: THREADS
     params:
         nb=notebook_params("robin"),
+    resources:
+        **res("robin_theory"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"

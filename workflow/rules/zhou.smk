@@ -16,6 +16,8 @@ rule zhou_fig3_dataset:
     threads: THREADS
     params:
         nb=notebook_params("zhou"),
+    resources:
+        **res("zhou_fig3_dataset"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
         "-p out_csv {output.csv:q} -p out_settle {output.settle:q} -p out_fig {output.fig:q} -p threads {threads} "
@@ -39,6 +41,8 @@ rule zhou_fig3:
         nb=notebook_params("zhou"),
         csvs=lambda wc, input: ",".join(input.csvs),
         settles=lambda wc, input: ",".join(input.settles),
+    resources:
+        **res("zhou_fig3"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p in_settles {params.settles:q} "
         "-p out_fig {output.fig:q} -p out_reach {output.reach:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
@@ -57,6 +61,8 @@ rule zhou_fig1:
         nb=f"{LOG}/zhou_fig1_cost.log",
     params:
         nb=notebook_params("zhou"),
+    resources:
+        **res("zhou_fig1"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_reach {input.reach:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
@@ -75,6 +81,8 @@ rule zhou_fig4_dataset:
     threads: THREADS
     params:
         nb=notebook_params("zhou"),
+    resources:
+        **res("zhou_fig4_dataset"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
         "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
@@ -97,6 +105,8 @@ rule zhou_fig4:
     params:
         nb=notebook_params("zhou"),
         csvs=lambda wc, input: ",".join(input.csvs),
+    resources:
+        **res("zhou_fig4"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p out_csv {output.csv:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
@@ -118,6 +128,8 @@ rule zhou_datasets:
         nb=f"{LOG}/zhou_datasets.log",
     params:
         nb=notebook_params("zhou"),
+    resources:
+        **res("zhou_datasets"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_table2 {output.table2:q} "
         "-p out_table3 {output.table3:q} -p out_fig5 {output.fig5:q} -p out_fig6 {output.fig6:q} "
@@ -138,6 +150,8 @@ rule zhou_corollary1:
     threads: THREADS
     params:
         nb=notebook_params("zhou"),
+    resources:
+        **res("zhou_corollary1"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
