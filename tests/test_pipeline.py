@@ -238,7 +238,7 @@ def test_ledger_merge_and_verdicts(tmp_path):
     with pytest.raises(ValueError):
         ledger.Claim("p", "c", "s", "e", "m", "maybe")
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    ledger.write([ledger.Claim("P", "c1", "s | pipe", "[real] e", "1", "holds")], a)
+    ledger.write([ledger.Claim("P", "c1", "s | pipe", "[real] e, exact", "1", "holds")], a)
     ledger.write([ledger.Claim("P", "c2", "s", "[none] e", "-", "untestable")], b)
     claims = ledger.merge([a, b], tmp_path / "claims.csv", tmp_path / "claims.md")
     assert [c.claim for c in claims] == ["c1", "c2"]
