@@ -50,8 +50,9 @@ def _naive_worst_claim(runs: pd.DataFrame) -> Claim:
     return Claim(
         PAPER, "Naive-Pooling is worst (Sec. 4.1)",
         "Naive-Pooling has the lowest accuracy of the three methods across datasets, gaps and budgets",
-        f"[{'/'.join(sorted(set(runs.kind)))}] mean Accuracy@t over the budget grid per pool (standard errors in the pool "
-        "tables); rule: holds if lowest in every pool, partly if in some" + _bias_note(runs),
+        f"[{'/'.join(sorted(set(runs.kind)))}] mean Accuracy@t over the budget grid per pool; no interval on the ranking "
+        "(per-budget standard errors are in the pool tables); rule: holds if lowest in every pool, partly if in some"
+        + _bias_note(runs),
         f"Naive-Pooling lowest in {int(worst.sum())}/{len(worst)} pools; mean accuracy (UCB-E / PULSE / Naive-Pooling): "
         + "; ".join(f"{i}: {r.get('ucbe-batch', np.nan):.2f}/{r.get('pulse', np.nan):.2f}/{r.get('naive-pooling', np.nan):.2f}"
                     for i, r in mean_acc.iterrows()),
@@ -327,4 +328,4 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
                       f"|error| / radius {r.ratio_max:.2f}, median radius {r.radius_median:.3f} vs median error "
                       f"{r.err_median:.4f}" for r in g.itertuples()),
             verdict))
-    return out
+    return [with_id(c, "pulse") for c in out]

@@ -255,7 +255,8 @@ def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float) -> Claim:
     kinds = "/".join(sorted(set(reach.kind)))
     return Claim(PAPER, "zhou-uniform-90pct", "Uniform sampling needs >= 90% of all pairs on some datasets (Sec. 2)",
                  f"[{kinds}] Row Mean Imputation (uniform pairs, Alg. 3), budget at which top-1 precision (eps = 0.01) "
-                 f"reaches 1 and stays; grid up to {grid_max:.0%}; rule: holds if some dataset needs >= 90%, fails if "
+                 f"reaches 1 and stays; grid up to {grid_max:.0%}; no interval: a grid crossing of the mean over repetitions; "
+                 "rule: holds if some dataset needs >= 90%, fails if "
                  "every dataset reaches precision 1 below 90%, inconclusive if some dataset is unreached on a grid that "
                  "stops below 90%",
                  f"not reached by {grid_max:.0%} on {int((~np.isfinite(need)).sum())}/{len(need)} datasets; hardest: "
