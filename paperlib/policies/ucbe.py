@@ -81,15 +81,18 @@ class UCBE(Policy):
     def bounds(self, pending: torch.Tensor | None = None) -> torch.Tensor:
         """Upper confidence bounds B (R, n) with full rows at -inf; ``pending`` evaluations count in |S_i|
         but not in the mean (a row with only pending evaluations gets the optimistic mean 1)."""
+        counts = self.state.counts if pending is None else self.state.counts + pending
+        return self._bound(self._optimistic_means(), counts)
+
+    def _optimistic_means(self) -> torch.Tensor:
+        """Observed means, 1 for a row not yet evaluated."""
         told = self.state.counts
-        counts = told if pending is None else told + pending
-        mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
-        return self._bound(mean, counts)
+        return torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
 
     def _select(self, k):
         R, r = self.reps, self._rep_index
         told = self.state.counts
-        mean = torch.where(told > 0, self.state.sums / told.clamp(min=1), torch.ones_like(told))
+        mean = self._optimistic_means()
         now = self._bound(mean, told)
         if k == 1:
             rows = random_argmax(now, self.gen)[:, None]

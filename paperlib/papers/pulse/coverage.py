@@ -28,7 +28,8 @@ from ...device import get_device
 from ...lowrank import fit_factors
 from ...policies.pulse import PULSE
 from ...stats import clopper_pearson
-from .experiments import budgets, build_instance, fit_config, loop_params
+from .experiments import budgets, build_instance, fit_config, loop_params, parse_pool
+from .pools import PoolInstance
 from .theory import freedman_radius
 
 KINDS = ("fitted", "uninformative", "adversarial")
@@ -73,16 +74,23 @@ class CoverageProbe(PULSE):
         super()._update(rows, cols, scores)
 
 
-def run_coverage(cfg: dict, pool: str, kind: str, device=None) -> pd.DataFrame:
-    """One (pool, kind): errors, K and V_i of every (run, model) at every checkpoint of the profile's budgets."""
+def pool_factors(cfg: dict, pool: str, device=None) -> tuple[PoolInstance, np.ndarray]:
+    """The pool and the frozen example factors V fitted on its train split (Step 1), as ``run_pool`` fits them."""
+    inst = build_instance(cfg, pool)
+    _, V = fit_factors(inst.train, cfg=fit_config(cfg, parse_pool(pool)[0]), seed=int(cfg["seed"]), device=device)
+    return inst, V.cpu().numpy()
+
+
+def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> pd.DataFrame:
+    """One (pool, kind): errors, K and V_i of every (run, model) at every checkpoint of the profile's budgets.
+
+    ``fitted``: the :func:`pool_factors` of ``pool``, if already made (they are the same for every kind).
+    """
     if kind not in KINDS:
         raise ValueError(f"unknown kind of predictions {kind!r}; choose from {KINDS}")
     dev = get_device(device)
     seed = int(cfg["seed"])
-    inst = build_instance(cfg, pool)
-    ds = pool.rpartition("-")[0]
-    _, V = fit_factors(inst.train, cfg=fit_config(cfg, ds), seed=seed, device=dev)
-    V = V.cpu().numpy()
+    inst, V = fitted or pool_factors(cfg, pool, dev)
     if kind == "uninformative":
         V = V[np.random.default_rng([seed, 17]).permutation(V.shape[0])]
     n, m = inst.test.shape
@@ -167,6 +175,9 @@ def coverage_verdict(s: dict) -> str:
 def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every (pool, kind) of the profile: the per-cell table and its summary."""
     b = cfg["theory"]["bandit"]
-    cells = pd.concat([add_radius(run_coverage(cfg, p, k, device), float(b["delta"])) for p in pools for k in KINDS],
-                      ignore_index=True)
+    frames = []
+    for p in pools:
+        fitted = pool_factors(cfg, p, get_device(device))
+        frames += [add_radius(run_coverage(cfg, p, k, device, fitted), float(b["delta"])) for k in KINDS]
+    cells = pd.concat(frames, ignore_index=True)
     return cells, violation_summary(cells, seed=int(cfg["seed"]))

@@ -72,7 +72,7 @@ def claim_active_beats_baselines(reach: pd.DataFrame, settle: pd.DataFrame | Non
         m = mean[d]
         a = m.reindex(["ucbe", "ucbe-lrf"]).dropna().idxmin()
         b = m.reindex(["row-mean", "filled-subset", "lrf"]).dropna().idxmin()
-        _, boot = settle_difference_ci(settle.assign(settle_frac=settle.settle_frac.fillna(cap)), [d], a, b)
+        _, boot = settle_difference_ci(settle, [d], a, b)
         lo, hi = np.quantile(boot[:, 0], [0.025, 0.975])
         less, more = less + (hi < 0), more + (lo > 0)
     verdict = "fails" if more else ("holds" if less == len(piv) else "partly" if less else "inconclusive")
@@ -311,6 +311,13 @@ def _mean_se(abl: pd.DataFrame, metric: str) -> tuple[pd.Series, pd.Series]:
     return g.value.mean(), g.se.mean().fillna(0.0)
 
 
+def _setting_diff(mean: pd.Series, se: pd.Series, d: str, f: str, a, b) -> tuple[float, float]:
+    """Setting ``a`` minus setting ``b`` of factor ``f`` on dataset ``d`` (from :func:`_mean_se`), and its
+    standard error (root sum of squares)."""
+    da, db = mean.get((d, f, str(a)), np.nan), mean.get((d, f, str(b)), np.nan)
+    return float(da - db), float(np.hypot(se.get((d, f, str(a)), 0.0), se.get((d, f, str(b)), 0.0)))
+
+
 def similar_verdict(pairs: list[tuple[float, float]], similar: float, drastic: float, reps: int | None) -> str:
     """'Performance is similar across settings', from pairwise differences (d, se).
 
@@ -339,8 +346,7 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
           f"verdict but inconclusive with fewer than {MIN_REPS_NORMAL} repetitions")
 
     def diff(d, f, a, b):
-        da, db = mean.get((d, f, str(a)), np.nan), mean.get((d, f, str(b)), np.nan)
-        return float(da - db), float(np.hypot(se.get((d, f, str(a)), 0.0), se.get((d, f, str(b)), 0.0)))
+        return _setting_diff(mean, se, d, f, a, b)
 
     def pairs(d, f, keep):
         have = [str(k) for k in keep if (d, f, str(k)) in mean.index]
@@ -467,9 +473,8 @@ def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, e
     reps_note = ev + "; a difference is significant beyond 1.96 combined standard errors"
 
     def cmp(d, f, a, b):
-        da, db = mean.get((d, f, str(a)), np.nan), mean.get((d, f, str(b)), np.nan)
-        sd = float(np.hypot(se.get((d, f, str(a)), 0.0), se.get((d, f, str(b)), 0.0)))
-        return float(da - db), sd, _significant(da - db, sd, reps)
+        dd, sd = _setting_diff(mean, se, d, f, a, b)
+        return dd, sd, _significant(dd, sd, reps)
 
     out = []
     small = cmp(hard, "ensemble", 64, 4)
