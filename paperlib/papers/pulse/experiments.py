@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...device import describe, get_device
 from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
 from ...policies import label
@@ -85,6 +86,7 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
     warm, bs = budgets(cfg, n, m)
     common = dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]))
     loop = loop_params(cfg)
+    machine = describe(get_device(device))
     frames = []
     for i, meth in enumerate(cfg["methods"]):
         kw = dict(common) if meth == "ucbe-batch" else dict(common, v=V.cpu().numpy(), **loop)
@@ -98,6 +100,7 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
             "method": meth, "label": label(meth), "budget": bs, "bandit_calls": np.asarray(bs) - warm,
             "accuracy": acc, "se": np.sqrt(acc * (1 - acc) / R), "reps": R, "wall_s": res.wall_s,
             "s_per_run": res.wall_s / R, "fit_rank": fcfg.rank, "fit_lam": fcfg.lam, "fit_s": fit_s,
+            "machine": machine,
         }))
     return pd.concat(frames, ignore_index=True), inst, V
 
