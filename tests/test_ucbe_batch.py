@@ -31,6 +31,18 @@ def test_orderings_are_uniform_on_positions_and_ordered_pairs():
     assert chisquare(pairs[~np.eye(m, dtype=bool)]).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("m", [30, 757])
+def test_orderings_are_uniform_at_the_benchmark_size(m):
+    """8- and 24-round regimes: the first position, and the offset between the first two positions, are uniform."""
+    keys = 100000
+    perm = KeyedPermutations(keys, 1, m, torch.Generator().manual_seed(1), "cpu")
+    r = torch.arange(keys)
+    z = torch.zeros_like(r)
+    first, second = perm(r, z, z).numpy(), perm(r, z, z + 1).numpy()
+    assert chisquare(np.bincount(first, minlength=m)).pvalue > 1e-3
+    assert chisquare(np.bincount((second - first) % m, minlength=m)[1:]).pvalue > 1e-3
+
+
 def greedy_batch(pol: UCBE, k: int, r: int) -> list[int]:
     """The b sequential arg-maxes of Alg. 1 with pending counts, for repetition r (no ties here)."""
     pending = torch.zeros_like(pol.state.counts)
@@ -52,6 +64,7 @@ def test_batch_is_the_sequence_of_argmaxes_with_pending_counts(k):
     counts[:, 1] = m  # a full row, never picked
     pol.state.counts = counts
     pol.state.sums = counts * torch.tensor(rng.uniform(0.2, 0.8, (R, n)))
+    pol.refresh()
     k = min(k, int((m - counts).sum(1).min()))
     rows, cols = pol._select(k)
     for r in range(R):

@@ -4,8 +4,8 @@ UCB-E evaluates a chosen row on an example drawn uniformly from those it has not
 k-th example of a row as ``order[k]`` of a random permutation of the m examples is the same thing.
 Storing those permutations is an (R, n, m) table (12 GB at R = 500 on a 1,000 x 12,032 pool), so
 here ``order[k]`` is computed when needed: an 8-round Feistel network on Z_s x Z_s (addition mod
-s, s = ceil(sqrt(m)), so s^2 < m + 2 sqrt(m) + 1), keyed by eight random 32-bit words per
-(repetition, row), cycle-walked into [0, m) (values >= m are encrypted again until they land below
+s, s = ceil(sqrt(m)), so s^2 < m + 2 sqrt(m) + 1) whose round functions are random tables shifted by
+eight random keys per (repetition, row), cycle-walked into [0, m) (values >= m are encrypted again until they land below
 m, which keeps it a permutation of [0, m); rarely needed since s^2 is close to m).
 Memory is O(R n); a draw costs a few integer operations.
 
@@ -20,47 +20,55 @@ import math
 
 import torch
 
-_M32 = 0xFFFFFFFF
-_MUL = 0x45D9F3B
-ROUNDS = 8
+FUNCTIONS = 256
 
 
-def _mix(x: torch.Tensor) -> torch.Tensor:
-    """A 32-bit integer hash (xor-shift-multiply); products stay below 2^59, so int64 never overflows."""
-    x = (((x >> 16) ^ x) * _MUL) & _M32
-    x = (((x >> 16) ^ x) * _MUL) & _M32
-    return (x >> 16) ^ x
+def rounds_for(side: int) -> int:
+    """Feistel rounds: 8 on Z_s x Z_s for s >= 16; small domains mix slower, so more rounds there."""
+    return 8 if side >= 16 else 24
 
 
 class KeyedPermutations:
     """R x n independent pseudo-random permutations of range(m), evaluated lazily.
+
+    Round j of the Feistel network maps (L, R) to (R, (L + F_{j, k_j}(R)) mod s), where the F_{j, k} are
+    ``FUNCTIONS`` random functions Z_s -> Z_s per round, drawn once (a table shared by all orderings),
+    and k_j is the ordering's own key for round j (256^8 = 2^64 keys at 8 rounds). A round is four tensor operations, so a draw for all R x b
+    pairs of a batch costs a few dozen small kernels.
 
     Parameters
     ----------
     reps, n, m : int
         Repetitions, rows, and the size of the permuted range.
     gen : torch.Generator
-        Draws the keys (R, n, 4 rounds).
+        Draws the round tables and the keys (R, n, rounds).
     """
 
     def __init__(self, reps: int, n: int, m: int, gen: torch.Generator, device):
         if m < 1:
             raise ValueError(f"m must be >= 1, got {m}")
         self.m = int(m)
-        self.side = max(2, math.isqrt(self.m - 1) + 1)
-        self.keys = torch.randint(0, 1 << 32, (reps, n, ROUNDS), generator=gen, device=device, dtype=torch.int64)
+        self.side = s = max(2, math.isqrt(self.m - 1) + 1)
+        self.rounds = rounds_for(s)
+        self.table = torch.randint(0, s, (self.rounds * FUNCTIONS * s,), generator=gen, device=device, dtype=torch.int64)
+        offsets = torch.arange(self.rounds, device=device, dtype=torch.int64) * (FUNCTIONS * s)
+        keys = torch.randint(0, FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device, dtype=torch.int64)
+        self.keys = keys * s + offsets
 
     def _encrypt(self, x: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        left, right = x // self.side, x % self.side
-        for j in range(ROUNDS):
-            left, right = right, (left + _mix(right ^ keys[..., j])) % self.side
-        return left * self.side + right
+        s = self.side
+        left, right = x // s, x % s
+        for j in range(self.rounds):
+            left, right = right, (left + self.table[right + keys[..., j]]) % s
+        return left * s + right
 
     def __call__(self, reps: torch.Tensor, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m)."""
         reps, rows, pos = torch.broadcast_tensors(reps, rows, pos)
         keys = self.keys[reps, rows]
         y = self._encrypt(pos.long(), keys)
+        if self.side * self.side == self.m or not bool((y >= self.m).any()):
+            return y
         out = (y >= self.m).nonzero(as_tuple=True)
         while out[0].numel():
             z, kz = y[out], keys[out]

@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState, random_argmax
+from .base import Policy, RowMeanState
 from .lazyperm import KeyedPermutations
 
 
 def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> torch.Tensor:
     """Indices (unordered) of the k largest entries of each row; ties at the k-th value broken uniformly at random.
 
-    Random keys are drawn only when some row has more entries equal to its k-th value than places left.
+    Random keys are drawn only for the rows that have more entries equal to their k-th value than
+    places left, and only those rows are ranked a second time.
     """
     top = values.topk(k, dim=1, sorted=False)
     thr = top.values.amin(dim=1, keepdim=True)
+    above = (values > thr).sum(1)
     eq = values == thr
-    need = k - (values > thr).sum(1)
-    if bool((eq.sum(1) == need).all()):
+    tied = (eq.sum(1) + above > k).nonzero().squeeze(1)
+    if not tied.numel():
         return top.indices
-    where = eq.nonzero(as_tuple=True)
-    score = (values > thr).to(torch.float32).mul_(2.0).sub_(1.0)
+    sub, sub_eq = values[tied] > thr[tied], eq[tied]
+    score = sub.to(torch.float32).mul_(2.0).sub_(1.0)
+    where = sub_eq.nonzero(as_tuple=True)
     score[where] = torch.rand(where[0].numel(), generator=gen, device=values.device)
-    return score.topk(k, dim=1, sorted=False).indices
+    out = top.indices.clone()
+    out[tied] = score.topk(k, dim=1, sorted=False).indices
+    return out
 
 
 class UCBE(Policy):
@@ -54,7 +59,12 @@ class UCBE(Policy):
     evaluation, so the b sequential arg-maxes take the b largest values of the methods' decreasing
     bound sequences (a merge). Only the b methods with the largest current bounds can be picked,
     so each repetition takes the b largest of b x b candidates (two partial top-k, no sort). Ties
-    at the k-th value are broken uniformly at random, as Alg. 1's random tie-breaking does.
+    at the b-th value are broken uniformly at random, as Alg. 1's random tie-breaking does. Bounds
+    are cached and recomputed after ``tell`` only for the methods just evaluated.
+
+    A hot set of methods (look for the b best only among the largest bounds) does not pay here:
+    binary scores make many methods share one (sum, count), hence one bound, so the ties at the
+    set's edge force the full choice at most steps (tried; see benchmarks/RESULTS.md).
     """
 
     name = "ucbe"
@@ -69,6 +79,13 @@ class UCBE(Policy):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
         self.state = RowMeanState(self.reps, self.n, self.device)
+        self._radius = torch.sqrt(self.a / torch.arange(self.m + 1, device=self.device, dtype=torch.float64))
+        self._radius[self.m] = -torch.inf  # count + pending = m: no example left (bound -inf)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the cached bounds from ``state`` (needed only after editing ``state`` by hand)."""
+        self._now = self._bound(self._optimistic_means(), self.state.counts)
 
     def next_batch_size(self) -> int:
         return self.batch_size
@@ -92,15 +109,16 @@ class UCBE(Policy):
     def _select(self, k):
         R, r = self.reps, self._rep_index
         told = self.state.counts
-        mean = self._optimistic_means()
-        now = self._bound(mean, told)
-        if k == 1:
-            rows = random_argmax(now, self.gen)[:, None]
-            return rows, self.order(r[:, None], rows, told.gather(1, rows).long())
+        now = self._now
         top = top_k_random_ties(now, min(k, self.n), self.gen)
-        p = torch.arange(k, device=self.device, dtype=told.dtype)
         c_top = told.gather(1, top)
-        cand = self._bound(mean.gather(1, top)[:, :, None], c_top[:, :, None] + p)
+        if k == 1:
+            return top, self.order(r[:, None], top, c_top.long())
+        s_top = self.state.sums.gather(1, top)
+        mean = torch.where(c_top > 0, s_top / c_top.clamp(min=1), torch.ones_like(c_top))
+        p = torch.arange(k, device=self.device)
+        ct = c_top.long()[:, :, None] + p
+        cand = torch.where(p == 0, now.gather(1, top)[:, :, None], mean[:, :, None] + self._radius[ct.clamp(max=self.m)])
         pick = top_k_random_ties(cand.reshape(R, -1), k, self.gen)
         slot, pend = pick // k, pick % k
         rows = top.gather(1, slot)
@@ -109,6 +127,9 @@ class UCBE(Policy):
 
     def _update(self, rows, cols, scores):
         self.state.add(rows, scores)
+        r = self._rep_index[:, None].expand_as(rows)
+        c = self.state.counts[r, rows]
+        self._now[r, rows] = self._bound(self.state.sums[r, rows] / c, c)
 
     def estimate(self):
         return self.state.means()
