@@ -130,6 +130,9 @@ class Policy(ABC):
     """
 
     name = "policy"
+    #: True when each row's examples are drawn uniformly without replacement (whatever the row choice),
+    #: the condition of the confidence sequences in :mod:`paperlib.confseq`.
+    uniform_within_row = False
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         if n < 1 or m < 1:

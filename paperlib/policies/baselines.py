@@ -21,6 +21,7 @@ class RowMeanImputation(Policy):
         Pairs per ``ask``; the sequence of pairs does not depend on it.
     """
 
+    uniform_within_row = True
     name = "row-mean"
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, batch_size: int = 1024):
@@ -51,6 +52,7 @@ class FilledSubset(Policy):
     evaluated entries (unbiased for every row).
     """
 
+    uniform_within_row = True
     name = "filled-subset"
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, batch_size: int = 1024):

@@ -67,6 +67,7 @@ class UCBE(Policy):
     set's edge force the full choice at most steps (tried; see benchmarks/RESULTS.md).
     """
 
+    uniform_within_row = True
     name = "ucbe"
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, a: float = 1.0, batch_size: int = 1):

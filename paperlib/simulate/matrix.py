@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..confseq import WoRMeanCS, certify
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
 from ..policies import make_policy
@@ -31,6 +32,10 @@ class SimResult:
     budgets : (C,) int, evaluations spent at each checkpoint
     estimates : (C, R, n) float32, estimated row means (NaN where a row has no information)
     best : (C, R) int, predicted best row
+    certified : (C, R) bool or None, whether the certificate of :func:`paperlib.confseq.certify` holds
+        (only with ``delta``)
+    best_ci : (C, R, 2) float or None, the confidence-sequence interval of the predicted best row
+    certified_at : (R,) int or None, calls spent when each repetition was first certified (-1: never)
     """
 
     method: str
@@ -44,6 +49,10 @@ class SimResult:
     seed: int
     device: str
     params: dict = field(default_factory=dict)
+    delta: float | None = None
+    certified: np.ndarray | None = None
+    best_ci: np.ndarray | None = None
+    certified_at: np.ndarray | None = None
 
     @property
     def reps(self) -> int:
@@ -58,18 +67,18 @@ class SimResult:
         return (self.best == self.true_best).mean(axis=1)
 
     def save(self, path: str | Path) -> None:
-        meta = {k: v for k, v in asdict(self).items() if k not in ("budgets", "estimates", "best", "true_means")}
-        np.savez_compressed(
-            path, budgets=self.budgets, estimates=self.estimates, best=self.best,
-            true_means=self.true_means, meta=json.dumps(meta),
-        )
+        arrays = {k: getattr(self, k) for k in _ARRAYS if getattr(self, k) is not None}
+        meta = {k: v for k, v in asdict(self).items() if k not in _ARRAYS}
+        np.savez_compressed(path, **arrays, meta=json.dumps(meta))
 
     @classmethod
     def load(cls, path: str | Path) -> SimResult:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
-            return cls(budgets=z["budgets"], estimates=z["estimates"], best=z["best"],
-                       true_means=z["true_means"], **meta)
+            return cls(**{k: z[k] for k in _ARRAYS if k in z.files}, **meta)
+
+
+_ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at")
 
 
 def budgets_from_fracs(fracs, n: int, m: int) -> list[int]:
@@ -90,6 +99,7 @@ def simulate(
     seed: int = 0,
     device=None,
     progress: bool = True,
+    delta: float | None = None,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -100,24 +110,49 @@ def simulate(
         A matrix method of :mod:`paperlib.policies.registry` (``ucbe``, ``pulse``, ...).
     budgets : int or sequence of int
         Checkpoint budgets (evaluations per repetition); the largest is the run's budget.
+    delta : float, optional
+        Also keep, for every row, the without-replacement confidence sequence of
+        :class:`paperlib.confseq.WoRMeanCS` at level ``delta / n`` (union bound over the n rows) on the
+        observed scores, and report the certificate at each checkpoint. Only for policies that draw
+        each row's examples uniformly (``uniform_within_row``): the sequence is not valid otherwise.
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
+    if delta is not None and not (isinstance(delta, (int, float)) and 0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     n, m = matrix.shape
     dev = get_device(device)
     t0 = time.perf_counter()
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
+    cs = None
+    if delta is not None:
+        if not policy.uniform_within_row:
+            raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {method} does not "
+                             "(its intervals would not be valid)")
+        cs = WoRMeanCS(policy.reps, n, m, float(delta) / n, device=dev)
+        at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
     scores = torch.tensor(matrix.scores, device=dev)
-    est, best = [], []
+    est, best, cert, ci = [], [], [], []
     bar = progress_bar(budgets[-1], f"{method} on {matrix.name} (R={reps})", enabled=progress)
     for target in budgets:
         while policy.spent < target:
             req = policy.ask(limit=target - policy.spent)
-            policy.tell(req, scores[req.rows, req.cols])
+            got = scores[req.rows, req.cols]
+            policy.tell(req, got)
             bar.update(req.size)
+            if cs is not None:
+                cs.update(req.rows, got)
+                _, ok = certify(cs.lower, cs.upper, cs.lower)
+                at = torch.where((at < 0) & ok, torch.full_like(at, policy.spent), at)
         est.append(policy.estimate().float().cpu().numpy())
-        best.append(policy.best().cpu().numpy())
+        pick = policy.best()
+        best.append(pick.cpu().numpy())
+        if cs is not None:
+            lead, ok = certify(cs.lower, cs.upper, cs.lower)
+            cert.append((ok & (lead == pick)).cpu().numpy())
+            ci.append(torch.stack([cs.lower.gather(1, pick[:, None])[:, 0], cs.upper.gather(1, pick[:, None])[:, 0]],
+                                  dim=1).cpu().numpy())
     bar.close()
     if dev.type == "cuda":
         torch.cuda.synchronize()
@@ -126,4 +161,8 @@ def simulate(
         estimates=np.stack(est), best=np.stack(best).astype(np.int64), true_means=matrix.means,
         wall_s=time.perf_counter() - t0, seed=seed, device=str(dev),
         params={k: (f"array{tuple(v.shape)}" if hasattr(v, "shape") else v) for k, v in params.items()},
+        delta=None if delta is None else float(delta),
+        certified=np.stack(cert) if cs is not None else None,
+        best_ci=np.stack(ci) if cs is not None else None,
+        certified_at=at.cpu().numpy() if cs is not None else None,
     )

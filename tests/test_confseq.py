@@ -1,0 +1,205 @@
+"""Without-replacement confidence sequences (Waudby-Smith & Ramdas 2020, Hoeffding type) and the certificate."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from paperlib.confseq import WoRMeanCS, certify, wor_hoeffding_mean_ci
+from paperlib.stats import clopper_pearson
+
+
+def loop_bounds(x, N, delta):
+    """The inequality of the module docstring solved for mu, one draw at a time in plain floats."""
+    lows, highs, lo_run, hi_run = [], [], 0.0, 1.0
+    a = b = q = s = 0.0
+    for i, xi in enumerate(x, start=1):
+        lam = min(1.0, math.sqrt(8 * math.log(2 / delta) / (i * math.log(i + 1))))
+        a += lam * (xi + s / (N - i + 1))
+        b += lam * N / (N - i + 1)
+        q += lam * lam / 8
+        s += xi
+        slack = math.log(2 / delta) + q
+        lo_run = max(lo_run, (a - slack) / b, s / N)
+        hi_run = min(hi_run, (a + slack) / b, (s + N - i) / N)
+        lows.append(lo_run)
+        highs.append(hi_run)
+    return np.array(lows), np.array(highs)
+
+
+def test_matches_the_inequality_solved_draw_by_draw():
+    rng = np.random.default_rng(0)
+    x = rng.random(40)
+    lo, hi = wor_hoeffding_mean_ci(torch.tensor(x), 60, 0.1)
+    want_lo, want_hi = loop_bounds(x, 60, 0.1)
+    np.testing.assert_allclose(lo.numpy(), want_lo, rtol=1e-12)
+    np.testing.assert_allclose(hi.numpy(), want_hi, rtol=1e-12)
+
+
+def test_first_draw_closed_form():
+    """t = 1, delta = 0.05: lambda_1 = 1, so the Hoeffding side is x - log 40 - 1/8 < 0 and the sure bounds win."""
+    lo, hi = wor_hoeffding_mean_ci(torch.tensor([0.7]), 10, 0.05)
+    assert lo.item() == pytest.approx(0.07)
+    assert hi.item() == pytest.approx((0.7 + 9) / 10)
+
+
+def test_collapses_to_the_exact_mean_when_everything_is_seen():
+    x = torch.rand(25, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    lo, hi = wor_hoeffding_mean_ci(x, 25, 0.05)
+    assert lo[-1].item() == pytest.approx(x.mean().item())
+    assert hi[-1].item() == pytest.approx(x.mean().item())
+    assert (hi - lo).diff().le(1e-15).all()
+
+
+@pytest.mark.parametrize("repeats", [False, True])
+def test_online_batches_match_the_stream_form(repeats):
+    """Rows at most once per batch: the same interval as the stream form. Rows repeated within a batch:
+    the online form intersects once per batch, so its interval contains the stream form's."""
+    g = torch.Generator().manual_seed(3)
+    R, n, N, steps, k = 3, 6, 50, 8, 5
+    cs = WoRMeanCS(R, n, N, 0.1)
+    streams = {(r, i): [] for r in range(R) for i in range(n)}
+    for _ in range(steps):
+        if repeats:
+            rows = torch.randint(0, n, (R, k), generator=g)
+        else:
+            rows = torch.rand(R, n, generator=g).argsort(dim=1)[:, :k]
+        x = torch.rand(R, k, generator=g, dtype=torch.float64)
+        cs.update(rows, x)
+        for r in range(R):
+            for j in range(k):
+                streams[r, int(rows[r, j])].append(float(x[r, j]))
+    for (r, i), xs in streams.items():
+        lo, hi = wor_hoeffding_mean_ci(torch.tensor(xs, dtype=torch.float64), N, 0.1)
+        if repeats:
+            assert cs.lower[r, i].item() <= lo[-1].item() + 1e-12
+            assert cs.upper[r, i].item() >= hi[-1].item() - 1e-12
+        else:
+            assert cs.lower[r, i].item() == pytest.approx(lo[-1].item(), abs=1e-12)
+            assert cs.upper[r, i].item() == pytest.approx(hi[-1].item(), abs=1e-12)
+
+
+def miss_rate(pop, runs, delta, seed, shrink=1.0):
+    """Fraction of runs (random orders of ``pop``) in which the sequence misses the mean at some step."""
+    g = torch.Generator().manual_seed(seed)
+    N = len(pop)
+    order = torch.rand(runs, N, generator=g).argsort(dim=1)
+    x = torch.as_tensor(pop, dtype=torch.float64)[order][:, : N - 1]
+    lo, hi = wor_hoeffding_mean_ci(x, N, delta)
+    mid = (lo + hi) / 2
+    lo, hi = mid - shrink * (mid - lo), mid + shrink * (hi - mid)
+    mu = float(np.mean(pop))
+    return int(((lo > mu) | (hi < mu)).any(dim=1).sum())
+
+
+def populations():
+    rng = np.random.default_rng(7)
+    yield "bernoulli p=0.5", (rng.random(400) < 0.5).astype(float)
+    yield "bernoulli p=0.95", (rng.random(400) < 0.95).astype(float)
+    yield "uniform", rng.random(400)
+    from paperlib import data
+
+    if data.available("sysrs_musr"):
+        yield "sysrs_musr best row (real)", data.load("sysrs_musr").scores[0].astype(float)
+
+
+@pytest.mark.parametrize("name,pop", list(populations()))
+def test_coverage_at_every_step(name, pop):
+    """Misses at any step in at most delta of runs: the exact 95% lower bound of the miss rate stays below delta."""
+    runs, delta = 2000, 0.1
+    k = miss_rate(pop, runs, delta, seed=11)
+    assert clopper_pearson(k, runs)[0] <= delta, (name, k)
+
+
+def test_the_coverage_check_has_power():
+    """The same check flags an interval shrunk to a fifth of its width around its centre."""
+    pop = (np.random.default_rng(7).random(400) < 0.5).astype(float)
+    runs, delta = 2000, 0.1
+    k = miss_rate(pop, runs, delta, seed=11, shrink=0.2)
+    assert clopper_pearson(k, runs)[0] > delta, k
+
+
+def test_certify():
+    lower = torch.tensor([[0.6, 0.1, 0.2], [0.5, 0.3, 0.1]])
+    upper = torch.tensor([[0.9, 0.55, 0.59], [0.8, 0.6, 0.2]])
+    est = (lower + upper) / 2
+    best, ok = certify(lower, upper, est)
+    assert best.tolist() == [0, 0]
+    assert ok.tolist() == [True, False]
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(x=[0.5], population=3, delta=0.0), "delta"),
+    (dict(x=[0.5], population=3, delta=1.5), "delta"),
+    (dict(x=[0.5, 0.2, 0.1, 0.3], population=3, delta=0.1), "population"),
+    (dict(x=[0.5, 1.2], population=3, delta=0.1), r"\[0, 1\]"),
+    (dict(x=[0.5, float("nan")], population=3, delta=0.1), r"\[0, 1\]"),
+])
+def test_bad_input(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        wor_hoeffding_mean_ci(torch.tensor(kw["x"]), kw["population"], kw["delta"])
+
+
+def _matrix(seed=0):
+    from paperlib.data.synthetic import low_rank_logistic
+
+    return low_rank_logistic(12, 400, rank=2, gap=0.05, seed=seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,params", [("ucbe", {"batch_size": 8}), ("row-mean", {"batch_size": 1024})])
+def test_simulate_certificates_are_right_and_intervals_cover(method, params, tmp_path):
+    """delta = 0.1: certified picks that are wrong, and chosen-row intervals that miss the row's mean, each in at
+    most delta of 400 repetitions (exact 95% lower bound); UCB-E, which spends on the leaders, gets certified."""
+    from paperlib.simulate import SimResult, simulate
+
+    mat = _matrix()
+    n, m = mat.shape
+    R, delta = 400, 0.1
+    res = simulate(method, mat, [int(0.3 * n * m), int(0.8 * n * m)], reps=R, seed=1, device="cpu",
+                   progress=False, delta=delta, **params)
+    for c in range(2):
+        cert, pick = res.certified[c], res.best[c]
+        wrong = int((cert & (pick != res.true_best)).sum())
+        assert clopper_pearson(wrong, R)[0] <= delta
+        mu = res.true_means[pick]
+        miss = int(((res.best_ci[c, :, 0] > mu + 1e-9) | (res.best_ci[c, :, 1] < mu - 1e-9)).sum())
+        assert clopper_pearson(miss, R)[0] <= delta
+    if method == "ucbe":
+        assert res.certified[-1].sum() > R // 2
+    at = res.certified_at
+    assert ((at == -1) | ((at > 0) & (at <= res.budgets[-1]))).all()
+    res.save(tmp_path / "r.npz")
+    back = SimResult.load(tmp_path / "r.npz")
+    np.testing.assert_array_equal(back.certified, res.certified)
+    np.testing.assert_array_equal(back.certified_at, res.certified_at)
+
+
+def test_simulate_delta_is_checked_before_any_work():
+    from paperlib.simulate import simulate
+
+    mat = _matrix()
+    for bad in (0.0, 1.0, float("nan"), -0.1):
+        with pytest.raises(ValueError, match="delta"):
+            simulate("ucbe", mat, [100], progress=False, delta=bad, device="cpu")
+    with pytest.raises(ValueError, match="uniformly"):
+        simulate("ucbe-lrf", mat, [100], progress=False, delta=0.1, device="cpu")
+
+
+def test_cli_simulate_reports_the_certificate(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    mat = _matrix()
+    np.savez(tmp_path / "m.npz", scores=mat.scores)
+    out = tmp_path / "o.json"
+    subprocess.run([sys.executable, "-m", "paperlib", "simulate", "--method", "ucbe", "--scores", str(tmp_path / "m.npz"),
+                    "--budget-frac", "0.5", "--reps", "3", "--delta", "0.05", "--batch-size", "8", "--quiet",
+                    "--json", str(out)], check=True)
+    res = json.loads(out.read_text())
+    assert res["delta"] == 0.05 and len(res["best_ci"]) == 3 and len(res["certified"]) == 3
+    assert all(0 <= lo <= hi <= 1 for lo, hi in res["best_ci"])
+    assert all(isinstance(c, bool) for c in res["certified"])
+    assert all(a == -1 or 0 < a <= res["budget"] for a in res["certified_at"])
