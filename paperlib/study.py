@@ -1,0 +1,269 @@
+"""A live best-model search: ask/tell over named models and examples, with a journal that loses nothing.
+
+The design follows Optuna's ``Study`` and its journal storage: every decision and every score is
+appended to a JSON-lines file and flushed to disk (``fsync``) before the call returns, and
+:meth:`Study.resume` rebuilds the study by replaying the journal through a policy built with the
+same method, parameters and seed. Policies are deterministic given their seed and the scores told,
+so the replay reproduces every recorded request; the resumed study then continues exactly as an
+uninterrupted one would. A request that was asked but not told before a crash is issued again.
+
+Journal lines (one JSON object each):
+
+* ``{"type": "header", ...}`` - method, params, seed, budget, delta, models, the examples' count and
+  SHA-256, package version, device type. Always line 1.
+* ``{"type": "ask", "request": k, "pairs": [[model, example], ...]}`` - the k-th request (indices).
+* ``{"type": "tell", "request": k, "scores": [...]}`` - its scores, in the order of its pairs.
+
+The file is only ever appended to. A journal that does not match the study's set-up, is cut
+mid-line, tells a request twice or out of order, or records a pair twice is refused with an error
+naming the line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from . import __version__
+from .confseq import WoRMeanCS, certify
+from .policies import make_policy
+from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
+
+
+class JournalError(ValueError):
+    """A journal that cannot be replayed: the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """One request of a live study: evaluate ``models[i]`` on ``examples[j]`` for each (i, j)."""
+
+    request: int
+    pairs: tuple[tuple[int, int], ...]
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+
+def examples_digest(examples) -> str:
+    """SHA-256 of the examples as canonical JSON lines: a journal is tied to the exact benchmark."""
+    h = hashlib.sha256()
+    for e in examples:
+        h.update(json.dumps(e, sort_keys=True, separators=(",", ":")).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+class Study:
+    """Find the best of ``models`` on ``examples`` with an adaptive policy, one LLM call per pair.
+
+    Parameters
+    ----------
+    models : list of str
+        Distinct model (or prompt) names.
+    examples : list
+        The benchmark: any JSON values.
+    method : str
+        A matrix method of :mod:`paperlib.policies.registry` that needs no train matrix (default ``ucbe``).
+    budget : int, optional
+        Pairs to score at most (default: all of them).
+    delta : float
+        Confidence level of the intervals and of the certificate (union bound over the models).
+    journal : path, optional
+        A new JSON-lines file to record the study in (an existing file is refused: use :meth:`resume`).
+    seed : int
+    params : dict
+        Method parameters (e.g. ``batch_size``, ``a``).
+    """
+
+    def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
+                 journal=None, seed: int = 0, device: str = "cpu", **params):
+        models = [str(x) for x in models]
+        examples = list(examples)
+        if len(set(models)) != len(models):
+            raise ValueError("model names must be distinct")
+        if len(models) < 2 or not examples:
+            raise ValueError(f"need at least 2 models and 1 example (got {len(models)} and {len(examples)})")
+        if not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        n, m = len(models), len(examples)
+        budget = n * m if budget is None else budget
+        self.models, self.examples = models, examples
+        self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
+        self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **params)
+        self.budget = self.policy.budget
+        self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device) if self.policy.uniform_within_row else None
+        self.seen: set[tuple[int, int]] = set()
+        self._requests = 0
+        self._pending: tuple[Pairs, object] | None = None
+        self._journal: Path | None = None
+        self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
+                            seed=self.seed, budget=self.budget, delta=self.delta, models=models, n_examples=m,
+                            examples_sha256=examples_digest(examples), device=self.policy.device.type)
+        if journal is not None:
+            path = Path(journal)
+            if path.exists():
+                raise FileExistsError(f"journal {path} already exists; resume it with Study.resume({str(path)!r}, ...)")
+            if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+                raise PermissionError(f"cannot write the journal in {path.parent}")
+            self._journal = path
+            self._append(self._header)
+
+    # journal -------------------------------------------------------------------------------------
+    def _append(self, record: dict) -> None:
+        if self._journal is None:
+            return
+        line = json.dumps(record, separators=(",", ":")) + "\n"
+        with open(self._journal, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    @classmethod
+    def resume(cls, journal, models=None, examples=None, **overrides) -> Study:
+        """Rebuild a study from its journal and continue it (appending to the same file).
+
+        ``examples`` is required (the journal stores only their digest); ``models``, when given, must
+        match the journal's. Parameters are read from the header; ``overrides`` must agree with them.
+        """
+        path = Path(journal)
+        lines = _read_lines(path)
+        header = _parse(path, 1, lines[0])
+        if header.get("type") != "header":
+            raise JournalError(f"{path}:1: the first line is not a header")
+        if examples is None:
+            raise ValueError("resume needs the examples (the journal stores only their SHA-256)")
+        if examples_digest(examples) != header["examples_sha256"] or len(examples) != header["n_examples"]:
+            raise JournalError(f"{path}:1: the examples differ from the ones this journal was recorded with")
+        if models is not None and [str(x) for x in models] != header["models"]:
+            raise JournalError(f"{path}:1: the models differ from the journal's {header['models']}")
+        for key, value in overrides.items():
+            if header.get(key, header["params"].get(key)) != value:
+                raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's set-up")
+        study = cls(header["models"], examples, method=header["method"], budget=header["budget"],
+                    delta=header["delta"], seed=header["seed"], device=header["device"], **header["params"])
+        study._replay(path, lines[1:])
+        study._journal = path
+        return study
+
+    def _replay(self, path: Path, lines: list[str]) -> None:
+        for no, text in enumerate(lines, start=2):
+            rec = _parse(path, no, text)
+            kind = rec.get("type")
+            if kind == "ask":
+                if self._pending is not None:
+                    raise JournalError(f"{path}:{no}: request {rec.get('request')} asked before request "
+                                       f"{self._pending[0].request} was told")
+                got = self.ask()
+                want = tuple(tuple(p) for p in rec.get("pairs", ()))
+                if rec.get("request") != got.request or want != got.pairs:
+                    raise JournalError(f"{path}:{no}: replay asked for {list(got.pairs)[:4]}... but the journal "
+                                       f"records {list(want)[:4]}...; the journal was made with another version, "
+                                       "seed or device")
+            elif kind == "tell":
+                if self._pending is None or rec.get("request") != self._pending[0].request:
+                    raise JournalError(f"{path}:{no}: tell of request {rec.get('request')}, which is not the "
+                                       "pending request (told twice or out of order)")
+                try:
+                    self.tell(self._pending[0], rec["scores"])
+                except (ValueError, KeyError) as exc:
+                    raise JournalError(f"{path}:{no}: {exc}") from None
+            else:
+                raise JournalError(f"{path}:{no}: unknown record type {kind!r}")
+
+    # ask / tell ------------------------------------------------------------------------------------
+    @property
+    def calls(self) -> int:
+        return self.policy.spent
+
+    @property
+    def done(self) -> bool:
+        return self.policy.done
+
+    def ask(self) -> Pairs:
+        """The next pairs to score (the pending ones again if the last request was not told)."""
+        if self._pending is not None:
+            return self._pending[0]
+        if self.done:
+            raise BudgetExhaustedError(f"the budget of {self.budget} calls is spent")
+        req = self.policy.ask()
+        pairs = tuple(zip(req.rows[0].tolist(), req.cols[0].tolist(), strict=True))
+        dup = [p for p in pairs if p in self.seen]
+        if dup or len(set(pairs)) != len(pairs):
+            raise RuntimeError(f"policy {self.method} asked for a pair twice: {dup[:3]}")
+        out = Pairs(self._requests, pairs)
+        self._requests += 1
+        self._pending = (out, req)
+        self._append(dict(type="ask", request=out.request, pairs=[list(p) for p in pairs]))
+        return out
+
+    def tell(self, pairs: Pairs, scores) -> None:
+        """Record the scores of ``pairs`` (values in [0, 1], in the order of its pairs)."""
+        if self._pending is None:
+            raise UnknownRequestError(f"request {pairs.request} is not pending (nothing was asked, or it was told)")
+        if pairs.request != self._pending[0].request:
+            raise PendingRequestError(f"request {pairs.request} is not the pending request {self._pending[0].request}")
+        scores = [float(s) for s in scores]
+        if len(scores) != len(pairs):
+            raise ValueError(f"{len(pairs)} pairs but {len(scores)} scores")
+        if any(not 0.0 <= s <= 1.0 for s in scores):
+            raise ValueError(f"scores must lie in [0, 1] (got {scores[:5]}...)")
+        req = self._pending[1]
+        t = torch.tensor([scores], dtype=torch.float32, device=self.policy.device)
+        self.policy.tell(req, t)
+        if self.cs is not None:
+            self.cs.update(req.rows, t)
+        self.seen.update(pairs.pairs)
+        self._pending = None
+        self._append(dict(type="tell", request=pairs.request, scores=scores))
+
+    # results ---------------------------------------------------------------------------------------
+    def best(self) -> str:
+        return self.models[int(self.policy.best()[0])]
+
+    def estimates(self) -> dict[str, float]:
+        est = self.policy.estimate()[0].tolist()
+        return dict(zip(self.models, est, strict=True))
+
+    def intervals(self) -> dict[str, tuple[float, float]] | None:
+        """Each model's anytime-valid interval (simultaneous over models at level delta), if the method allows."""
+        if self.cs is None:
+            return None
+        lo, hi = self.cs.lower[0].tolist(), self.cs.upper[0].tolist()
+        return {name: (a, b) for name, a, b in zip(self.models, lo, hi, strict=True)}
+
+    @property
+    def certified(self) -> bool:
+        """Whether the chosen model's lower bound exceeds every other model's upper bound."""
+        if self.cs is None:
+            return False
+        lead, ok = certify(self.cs.lower, self.cs.upper, self.cs.lower)
+        return bool(ok[0]) and self.models[int(lead[0])] == self.best()
+
+
+def _read_lines(path: Path) -> list[str]:
+    if not path.is_file():
+        raise FileNotFoundError(f"journal {path} does not exist")
+    text = path.read_text(encoding="utf-8")
+    if not text:
+        raise JournalError(f"{path}:1: empty journal")
+    lines = text.split("\n")
+    if lines[-1] != "":
+        raise JournalError(f"{path}:{len(lines)}: the last line is cut mid-line (no newline); the process "
+                           "probably died while writing it. Remove that line by hand to resume.")
+    return lines[:-1]
+
+
+def _parse(path: Path, no: int, text: str) -> dict:
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JournalError(f"{path}:{no}: not a JSON object ({exc.msg})") from None
+    if not isinstance(rec, dict):
+        raise JournalError(f"{path}:{no}: not a JSON object")
+    return rec

@@ -1,0 +1,149 @@
+"""The live Study: journal, resume after a crash, and misuse errors."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from paperlib.data.synthetic import low_rank_logistic
+from paperlib.study import JournalError, Study
+
+MAT = low_rank_logistic(6, 60, rank=2, gap=0.05, seed=4)
+MODELS = [f"model-{i}" for i in range(6)]
+EXAMPLES = [{"q": f"question {j}"} for j in range(60)]
+
+
+def score(pairs):
+    return [float(MAT.scores[i, j]) for i, j in pairs.pairs]
+
+
+def run(study, steps=None):
+    """Ask/tell until done (or ``steps`` requests); returns the pairs asked, in order."""
+    asked = []
+    while not study.done and (steps is None or len(asked) < steps):
+        p = study.ask()
+        asked.append(p.pairs)
+        study.tell(p, score(p))
+    return asked
+
+
+def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
+    kw = dict(method="ucbe", budget=150, seed=3, batch_size=4)
+    whole = Study(MODELS, EXAMPLES, journal=tmp_path / "a.jsonl", **kw)
+    want = run(whole)
+
+    part = Study(MODELS, EXAMPLES, journal=tmp_path / "b.jsonl", **kw)
+    first = run(part, steps=10)
+    pending = part.ask()  # asked, never told: the process "dies" here
+    recorded = (tmp_path / "b.jsonl").read_bytes()
+    del part
+
+    again = Study.resume(tmp_path / "b.jsonl", examples=EXAMPLES)
+    assert again.calls == sum(len(p) for p in first)
+    assert again.ask() == pending  # the untold request is issued again
+    rest = run(again)
+    assert first + rest == want
+    assert (tmp_path / "b.jsonl").read_bytes().startswith(recorded)  # nothing recorded was rewritten
+    assert (tmp_path / "b.jsonl").read_text() == (tmp_path / "a.jsonl").read_text()
+    assert again.best() == whole.best()
+    flat = [p for req in first + rest for p in req]
+    assert len(flat) == len(set(flat)) == 150
+
+
+def test_a_killed_process_resumes_without_losing_or_repeating_a_pair(tmp_path):
+    """A child process is killed (os._exit) in the middle of scoring; the resumed study never re-scores a told pair."""
+    journal = tmp_path / "j.jsonl"
+    child = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        from paperlib.study import Study
+        from paperlib.data.synthetic import low_rank_logistic
+        mat = low_rank_logistic(6, 60, rank=2, gap=0.05, seed=4)
+        s = Study({MODELS!r}, {EXAMPLES!r}, method="ucbe", budget=150, seed=3, batch_size=4, journal={str(journal)!r})
+        for step in range(1000):
+            p = s.ask()
+            if step == 7:
+                os._exit(3)
+            s.tell(p, [float(mat.scores[i, j]) for i, j in p.pairs])
+    """)
+    proc = subprocess.run([sys.executable, "-c", child])
+    assert proc.returncode == 3
+    lines = journal.read_text().splitlines()
+    told = [tuple(p) for rec in map(json.loads, lines) if rec["type"] == "ask" for p in rec["pairs"]][: 7 * 4]
+    s = Study.resume(journal, examples=EXAMPLES)
+    assert s.seen == set(told)
+    rest = run(s)
+    again = [p for req in rest for p in req]
+    assert not set(again) & set(told)
+    assert len(told) + len(again) == 150
+    whole = Study(MODELS, EXAMPLES, method="ucbe", budget=150, seed=3, batch_size=4)
+    run(whole)
+    assert s.best() == whole.best()
+
+
+def test_journal_errors_name_the_line(tmp_path):
+    path = tmp_path / "j.jsonl"
+    s = Study(MODELS, EXAMPLES, budget=40, seed=1, batch_size=4, journal=path)
+    run(s, steps=3)
+    good = path.read_text()
+
+    with pytest.raises(FileExistsError, match="resume"):
+        Study(MODELS, EXAMPLES, journal=path)
+    with pytest.raises(JournalError, match=":1: the examples differ"):
+        Study.resume(path, examples=EXAMPLES[:-1])
+    with pytest.raises(JournalError, match=":1: the models differ"):
+        Study.resume(path, examples=EXAMPLES, models=MODELS[::-1])
+    with pytest.raises(JournalError, match=":1: seed"):
+        Study.resume(path, examples=EXAMPLES, seed=2)
+
+    path.write_text(good + '{"type": "tell", "req')
+    with pytest.raises(JournalError, match=r"j.jsonl:8: the last line is cut mid-line"):
+        Study.resume(path, examples=EXAMPLES)
+
+    lines = good.splitlines()
+    path.write_text("\n".join(lines + [lines[-1]]) + "\n")  # the last tell recorded twice
+    with pytest.raises(JournalError, match=r"j.jsonl:8: tell of request 2"):
+        Study.resume(path, examples=EXAMPLES)
+
+    rec = json.loads(lines[3])  # the second ask: repeat the first ask's pair in it
+    rec["pairs"][1] = json.loads(lines[1])["pairs"][0]
+    path.write_text("\n".join(lines[:3] + [json.dumps(rec)] + lines[4:]) + "\n")
+    with pytest.raises(JournalError, match=r"j.jsonl:4: replay asked for"):
+        Study.resume(path, examples=EXAMPLES)
+
+
+def test_misuse_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="distinct"):
+        Study(["a", "a"], EXAMPLES)
+    with pytest.raises(ValueError, match="delta"):
+        Study(MODELS, EXAMPLES, delta=1.0)
+    with pytest.raises(ValueError, match="exceeds"):
+        Study(MODELS, EXAMPLES, budget=10**6)
+    with pytest.raises(PermissionError):
+        Study(MODELS, EXAMPLES, journal=tmp_path / "missing-dir" / "j.jsonl")
+    s = Study(MODELS, EXAMPLES, budget=8, batch_size=4)
+    p = s.ask()
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        s.tell(p, [1.5] * 4)
+    with pytest.raises(ValueError, match="4 pairs but 3"):
+        s.tell(p, [0.5] * 3)
+
+
+def test_certificate_and_intervals_on_a_clear_winner():
+    """One model scores 1 everywhere and the rest 0: the full study certifies it; every interval is exact at the end."""
+    scores = np.zeros((4, 30))
+    scores[2] = 1.0
+    s = Study(["a", "b", "c", "d"], list(range(30)), delta=0.05, batch_size=4)
+    certified_at = None
+    while not s.done:
+        p = s.ask()
+        s.tell(p, [scores[i, j] for i, j in p.pairs])
+        if certified_at is None and s.certified:
+            certified_at = s.calls
+    assert s.best() == "c" and s.certified
+    assert certified_at is not None and certified_at < 4 * 30
+    iv = s.intervals()
+    assert iv["c"] == pytest.approx((1.0, 1.0)) and iv["a"] == pytest.approx((0.0, 0.0))
