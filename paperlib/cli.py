@@ -1,6 +1,6 @@
-"""Command line: ``python -m paperlib {simulate,judge,datasets,ledger} ...``.
+"""Command line: ``python -m paperlib {simulate,judge,search,datasets,ledger} ...``.
 
-``simulate`` and ``judge`` are the stable contracts for scripts; run them with ``--help``.
+``simulate``, ``judge`` and ``search`` are the stable contracts for scripts; run them with ``--help``.
 """
 
 from __future__ import annotations
@@ -232,11 +232,65 @@ def cmd_ledger(args) -> int:
     return 0
 
 
+def _search_parser(sub):
+    p = sub.add_parser(
+        "search",
+        help="find the best model with as few scorer calls as possible, with a certificate (live use)",
+        description=(
+            "Run a best-model search against a scorer command and write a JSON result with keys best, estimates, "
+            "intervals, certified, delta, calls, calls_saved, failures (and top_k, top_k_certified with --top-k). "
+            "Every call is journaled; rerunning the same command resumes."
+        ),
+    )
+    p.add_argument("--models", required=True, type=Path, help="file with one model name per line")
+    p.add_argument("--examples", required=True, type=Path,
+                   help="file with one example per line (a JSON value per line is passed through as is)")
+    p.add_argument("--scorer", required=True,
+                   help="command (split like a shell would, no shell features) that reads {\"model\": ..., "
+                        "\"example\": ...} on stdin and prints one score in [0, 1]")
+    p.add_argument("--json", required=True, type=Path, help="output JSON path")
+    p.add_argument("--journal", type=Path, default=None,
+                   help="journal file (default: the --json path with .journal.jsonl); an existing journal is resumed")
+    p.add_argument("--workers", type=int, default=4, help="scorer processes at once (default 4)")
+    p.add_argument("--budget", type=int, default=None, help="most scorer calls (default: every pair)")
+    p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
+    p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
+    p.add_argument("--method", default="ucbe", choices=["ucbe", "row-mean", "filled-subset"],
+                   help="policy (default ucbe); these draw each model's examples uniformly, which the intervals need")
+    p.add_argument("--stop", choices=["certified", "budget"], default="certified",
+                   help="stop once certified (default) or spend the whole budget")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--retries", type=int, default=2, help="retries of a failed call before it is journaled as a failure")
+    p.add_argument("--max-failures", type=int, default=20, help="stop once more calls than this have failed (default 20)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before a scorer call is a failure (default 600)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def cmd_search(args) -> int:
+    from .search import Scorer, check_writable, read_examples, read_models, run_search
+
+    check_writable(args.json)
+    if args.delta is not None and not 0.0 < args.delta < 1.0:
+        raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
+    if not args.timeout > 0:
+        raise ValueError(f"--timeout must be > 0, got {args.timeout}")
+    models, examples = read_models(args.models), read_examples(args.examples)
+    journal = args.journal or args.json.with_suffix(".journal.jsonl")
+    out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=args.method,
+                     budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
+                     retries=args.retries, max_failures=args.max_failures, stop=args.stop, progress=not args.quiet)
+    args.json.write_text(json.dumps(out, indent=1))
+    print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
+          f"{out['calls']} calls, {out['calls_saved']} saved; result in {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m paperlib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _simulate_parser(sub)
     _judge_parser(sub)
+    _search_parser(sub)
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
     p.add_argument("fragments", nargs="+", type=Path)
@@ -247,10 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "datasets": cmd_datasets, "ledger": cmd_ledger}[args.command]
+    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "datasets": cmd_datasets,
+               "ledger": cmd_ledger}[args.command]
     try:
         return handler(args)
-    except (ValueError, FileNotFoundError, KeyError, RuntimeError) as exc:
+    except (ValueError, OSError, KeyError, RuntimeError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)
         return 2

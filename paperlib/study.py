@@ -12,7 +12,11 @@ Journal lines (one JSON object each):
 * ``{"type": "header", ...}`` - method, params, seed, budget, delta, models, the examples' count and
   SHA-256, package version, device type. Always line 1.
 * ``{"type": "ask", "request": k, "pairs": [[model, example], ...]}`` - the k-th request (indices).
-* ``{"type": "tell", "request": k, "scores": [...]}`` - its scores, in the order of its pairs.
+* ``{"type": "score", "request": k, "index": t, "score": x}`` - the score of pair t of request k, written
+  as soon as it is known (a crash in the middle of a batch loses no paid call).
+* ``{"type": "failure", "request": k, "index": t, "error": "..."}`` - a failed attempt at pair t (never a
+  score); the pair stays to do.
+* ``{"type": "tell", "request": k, "scores": [...]}`` - the request complete, in the order of its pairs.
 
 The file is only ever appended to. A journal that does not match the study's set-up, is cut
 mid-line, tells a request twice or out of order, or records a pair twice is refused with an error
@@ -30,7 +34,7 @@ from pathlib import Path
 import torch
 
 from . import __version__
-from .confseq import WoRMeanCS, certify
+from .confseq import WoRMeanCS, certify, certify_top_k
 from .policies import make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
@@ -96,11 +100,17 @@ class Study:
         self.models, self.examples = models, examples
         self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
         self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **params)
+        if not self.policy.uniform_within_row:
+            raise ValueError(f"method {method} is not supported by Study: its intervals would not be valid (it does "
+                             "not draw each model's examples uniformly); use ucbe, row-mean or filled-subset")
         self.budget = self.policy.budget
-        self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device) if self.policy.uniform_within_row else None
+        self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device)
         self.seen: set[tuple[int, int]] = set()
         self._requests = 0
         self._pending: tuple[Pairs, object] | None = None
+        self._partial: dict[int, float] = {}
+        self._scores_completed: int | None = None
+        self.failures = 0
         self._journal: Path | None = None
         self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
                             seed=self.seed, budget=self.budget, delta=self.delta, models=models, n_examples=m,
@@ -166,12 +176,25 @@ class Study:
                                        f"records {list(want)[:4]}...; the journal was made with another version, "
                                        "seed or device")
             elif kind == "tell":
+                if self._pending is None and rec.get("request") == self._scores_completed:
+                    self._scores_completed = None
+                    continue  # the request was completed by its score lines just above
                 if self._pending is None or rec.get("request") != self._pending[0].request:
                     raise JournalError(f"{path}:{no}: tell of request {rec.get('request')}, which is not the "
                                        "pending request (told twice or out of order)")
                 try:
                     self.tell(self._pending[0], rec["scores"])
                 except (ValueError, KeyError) as exc:
+                    raise JournalError(f"{path}:{no}: {exc}") from None
+            elif kind in ("score", "failure"):
+                if self._pending is None or rec.get("request") != self._pending[0].request:
+                    raise JournalError(f"{path}:{no}: {kind} for request {rec.get('request')}, which is not pending")
+                try:
+                    if kind == "score":
+                        self.record_score(self._pending[0], rec["index"], rec["score"])
+                    else:
+                        self.record_failure(self._pending[0], rec["index"], rec.get("error", ""))
+                except (ValueError, KeyError, TypeError) as exc:
                     raise JournalError(f"{path}:{no}: {exc}") from None
             else:
                 raise JournalError(f"{path}:{no}: unknown record type {kind!r}")
@@ -184,6 +207,11 @@ class Study:
     @property
     def done(self) -> bool:
         return self.policy.done
+
+    @property
+    def pending(self) -> Pairs | None:
+        """The request asked and not yet fully scored, if any."""
+        return None if self._pending is None else self._pending[0]
 
     def ask(self) -> Pairs:
         """The next pairs to score (the pending ones again if the last request was not told)."""
@@ -220,30 +248,72 @@ class Study:
             self.cs.update(req.rows, t)
         self.seen.update(pairs.pairs)
         self._pending = None
+        self._partial = {}
+        self._scores_completed = None
         self._append(dict(type="tell", request=pairs.request, scores=scores))
+
+    def _check_pending(self, pairs: Pairs, index) -> int:
+        if self._pending is None or pairs.request != self._pending[0].request:
+            raise PendingRequestError(f"request {pairs.request} is not pending")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(pairs):
+            raise ValueError(f"pair index {index!r} out of range for a request of {len(pairs)} pairs")
+        return index
+
+    def missing(self, pairs: Pairs) -> list[int]:
+        """Indices of the pending request's pairs that have no score yet."""
+        return [t for t in range(len(pairs)) if t not in self._partial]
+
+    def record_score(self, pairs: Pairs, index: int, score: float) -> None:
+        """Record one pair's score as soon as it is known; the request is told once every pair has one."""
+        index = self._check_pending(pairs, index)
+        score = float(score)
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"score {score} of pair {index} is not in [0, 1]")
+        if index in self._partial:
+            raise ValueError(f"pair {index} of request {pairs.request} already has a score")
+        self._partial[index] = score
+        self._append(dict(type="score", request=pairs.request, index=index, score=score))
+        if len(self._partial) == len(pairs):
+            self.tell(pairs, [self._partial[t] for t in range(len(pairs))])
+            self._scores_completed = pairs.request
+
+    def record_failure(self, pairs: Pairs, index: int, error: str) -> None:
+        """Record a failed attempt at one pair (never as a score); the pair stays to do."""
+        index = self._check_pending(pairs, index)
+        self.failures += 1
+        self._append(dict(type="failure", request=pairs.request, index=index, error=str(error)[:500]))
 
     # results ---------------------------------------------------------------------------------------
     def best(self) -> str:
-        return self.models[int(self.policy.best()[0])]
+        """The model with the highest estimate; ties go to the higher lower bound, then the earlier model.
+
+        Deterministic on purpose: the policy's own random tie-breaking would draw from the generator
+        that makes its decisions, so merely looking at the leader would change the rest of the run
+        (and a replayed journal would no longer match)."""
+        est = torch.nan_to_num(self.policy.estimate()[0].double(), nan=-torch.inf)
+        top = est == est.max()
+        lower = torch.where(top, self.cs.lower[0], torch.full_like(est, -torch.inf))
+        return self.models[int(torch.argmax(lower))]
 
     def estimates(self) -> dict[str, float]:
         est = self.policy.estimate()[0].tolist()
         return dict(zip(self.models, est, strict=True))
 
-    def intervals(self) -> dict[str, tuple[float, float]] | None:
-        """Each model's anytime-valid interval (simultaneous over models at level delta), if the method allows."""
-        if self.cs is None:
-            return None
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """Each model's anytime-valid interval (simultaneous over models at level delta)."""
         lo, hi = self.cs.lower[0].tolist(), self.cs.upper[0].tolist()
         return {name: (a, b) for name, a, b in zip(self.models, lo, hi, strict=True)}
 
     @property
     def certified(self) -> bool:
         """Whether the chosen model's lower bound exceeds every other model's upper bound."""
-        if self.cs is None:
-            return False
         lead, ok = certify(self.cs.lower, self.cs.upper, self.cs.lower)
         return bool(ok[0]) and self.models[int(lead[0])] == self.best()
+
+    def top_k(self, k: int) -> tuple[list[str], bool]:
+        """The k models with the highest lower bounds, and whether they are certified as the k best."""
+        top, ok = certify_top_k(self.cs.lower, self.cs.upper, k)
+        return [self.models[i] for i in top[0].tolist()], bool(ok[0])
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -147,3 +147,45 @@ def test_certificate_and_intervals_on_a_clear_winner():
     assert certified_at is not None and certified_at < 4 * 30
     iv = s.intervals()
     assert iv["c"] == pytest.approx((1.0, 1.0)) and iv["a"] == pytest.approx((0.0, 0.0))
+
+
+def test_scores_written_one_by_one_survive_a_crash_inside_a_request(tmp_path):
+    path = tmp_path / "j.jsonl"
+    s = Study(MODELS, EXAMPLES, budget=40, seed=1, batch_size=4, journal=path)
+    p = s.ask()
+    s.record_failure(p, 1, "timed out")
+    s.record_score(p, 0, score(p)[0])
+    s.record_score(p, 2, score(p)[2])
+    del s  # dies with pairs 1 and 3 of the request unscored
+    back = Study.resume(path, examples=EXAMPLES)
+    assert back.pending == p and back.missing(p) == [1, 3] and back.failures == 1
+    back.record_score(p, 1, score(p)[1])
+    back.record_score(p, 3, score(p)[3])
+    assert back.pending is None and back.calls == 4
+    with pytest.raises(ValueError, match="already has a score"):
+        q = back.ask()
+        back.record_score(q, 0, 0.5)
+        back.record_score(q, 0, 0.5)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[-3])["type"] == "tell"  # the request completed by its scores is told once
+    text = "\n".join(lines[:-2] + [lines[-3]] + lines[-2:]) + "\n"  # ...and a second tell of it is refused
+    path.write_text(text)
+    with pytest.raises(JournalError, match="tell of request 0"):
+        Study.resume(path, examples=EXAMPLES)
+
+
+def test_top_k_certificate():
+    import torch
+
+    from paperlib.confseq import certify_top_k
+
+    lower = torch.tensor([[0.7, 0.6, 0.1, 0.65]])
+    upper = torch.tensor([[0.9, 0.8, 0.64, 0.9]])
+    top, ok = certify_top_k(lower, upper, 2)
+    assert sorted(top[0].tolist()) == [0, 3] and not ok[0]  # 0.65 > 0.64 but model 1's upper 0.8 is above
+    top, ok = certify_top_k(lower, upper, 3)
+    assert sorted(top[0].tolist()) == [0, 1, 3] and not ok[0]  # 0.6 < model 2's upper 0.64
+    top, ok = certify_top_k(lower, torch.tensor([[0.9, 0.8, 0.55, 0.9]]), 3)
+    assert ok[0]
+    with pytest.raises(ValueError, match="top-k"):
+        certify_top_k(lower, upper, 4)

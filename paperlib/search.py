@@ -1,0 +1,172 @@
+"""``python -m paperlib search``: a certified best-model search against a live scorer command.
+
+The scorer is any program: it receives one pair as a JSON object ``{"model": ..., "example": ...}``
+on standard input and prints one score in [0, 1]. Pairs of a request are scored ``workers`` at a
+time (threads, each running one scorer process). A non-zero exit, a time-out or output that is not
+a number in [0, 1] is retried ``retries`` times, then written to the journal as a failure (never as
+a score) and tried again later; the run stops, journal intact, once failures exceed
+``max_failures``. Every score is in the journal before the next pair is started, so rerunning the
+same command resumes where it stopped and never pays for a pair twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .progress import progress_bar
+from .study import Study
+
+
+class SearchError(RuntimeError):
+    """The search stopped (too many failures); the journal holds everything scored so far."""
+
+
+def read_models(path) -> list[str]:
+    names = [line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(names) < 2:
+        raise ValueError(f"{path}: need at least 2 model names (one per line), got {len(names)}")
+    dup = sorted({x for x in names if names.count(x) > 1})
+    if dup:
+        raise ValueError(f"{path}: duplicate model names: {', '.join(dup[:5])}")
+    return names
+
+
+def read_examples(path) -> list:
+    """One example per non-empty line: a JSON value is passed through as is, anything else as a string."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            out.append(line)
+    if not out:
+        raise ValueError(f"{path}: no examples")
+    return out
+
+
+@dataclass
+class Scorer:
+    """Runs the scorer command on one pair; returns (score, None) or (None, reason)."""
+
+    command: str
+    timeout: float = 600.0
+
+    def __post_init__(self):
+        self.argv = shlex.split(self.command)
+        if not self.argv:
+            raise ValueError("--scorer is empty")
+
+    def __call__(self, model: str, example) -> tuple[float | None, str | None]:
+        payload = json.dumps({"model": model, "example": example})
+        try:
+            proc = subprocess.run(self.argv, input=payload, capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"timed out after {self.timeout:g} s"
+        except OSError as exc:
+            return None, f"could not run the scorer: {exc}"
+        if proc.returncode != 0:
+            return None, f"exit status {proc.returncode}: {proc.stderr.strip()[-200:]}"
+        text = proc.stdout.strip()
+        try:
+            value = float(text.splitlines()[-1]) if text else math.nan
+        except ValueError:
+            value = math.nan
+        if not 0.0 <= value <= 1.0:
+            return None, f"output is not a number in [0, 1]: {text[-100:]!r}"
+        return value, None
+
+
+def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
+               delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
+               max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
+               progress: bool = True) -> dict:
+    """Run (or resume) a search; returns the JSON-ready result."""
+    if workers < 1 or retries < 0 or max_failures < 0:
+        raise ValueError("--workers must be >= 1, --retries and --max-failures >= 0")
+    if stop not in ("certified", "budget"):
+        raise ValueError(f"--stop must be 'certified' or 'budget', got {stop!r}")
+    if not 1 <= top_k < len(models):
+        raise ValueError(f"--top-k must lie in [1, {len(models) - 1}], got {top_k}")
+    params = {"batch_size": batch_size or workers}
+    journal = Path(journal)
+    if journal.exists():
+        study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, **params)
+    else:
+        study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
+                      **params)
+
+    def certified() -> bool:
+        return study.top_k(top_k)[1] if top_k > 1 else study.certified
+
+    bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
+    bar.update(study.calls)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        while not study.done and not (stop == "certified" and certified()):
+            req = study.ask()
+            while study.pending == req:
+                todo = study.missing(req)
+                jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries)
+                        for t in todo}
+                for t, job in jobs.items():
+                    value, errors = job.result()
+                    for err in errors:
+                        study.record_failure(req, t, err)
+                    if value is not None:
+                        study.record_score(req, t, value)
+                        bar.update(1)
+                if study.failures > max_failures:
+                    raise SearchError(f"{study.failures} failed scorer calls (more than --max-failures "
+                                      f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "
+                                      f"in {journal}; fix the scorer and rerun the same command to resume.")
+            _describe(bar, study)
+    bar.close()
+    return result(study, top_k, journal)
+
+
+def _attempts(scorer: Scorer, model: str, example, retries: int) -> tuple[float | None, list[str]]:
+    errors = []
+    for _ in range(retries + 1):
+        value, err = scorer(model, example)
+        if err is None:
+            return value, errors
+        errors.append(err)
+    return None, errors
+
+
+def _describe(bar, study: Study) -> None:
+    lead = study.best()
+    lo, hi = study.intervals()[lead]
+    bar.set_postfix_str(f"leader {lead} [{lo:.3f}, {hi:.3f}]" + (" certified" if study.certified else ""))
+
+
+def result(study: Study, top_k: int, journal: Path) -> dict:
+    n, m = len(study.models), len(study.examples)
+    iv = study.intervals()
+    out = dict(best=study.best(), estimates={k: (None if math.isnan(v) else v) for k, v in study.estimates().items()},
+               intervals={k: list(v) for k, v in iv.items()},
+               certified=study.certified, delta=study.delta, calls=study.calls, calls_saved=n * m - study.calls,
+               failures=study.failures, method=study.method, seed=study.seed, journal=str(journal),
+               models=n, examples=m)
+    if top_k > 1:
+        top, ok = study.top_k(top_k)
+        out.update(top_k=top, top_k_certified=ok)
+    return out
+
+
+def check_writable(path: Path) -> None:
+    """Refuse an output path that cannot be written, before any scorer call is paid for."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"--json {path} is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ValueError(f"--json {path}: cannot write in {parent}")

@@ -1,0 +1,110 @@
+"""`python -m paperlib search`: a live search against a scorer command, its journal, and resuming after a crash."""
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+
+import pytest
+
+from paperlib.data.synthetic import low_rank_logistic
+
+MAT = low_rank_logistic(5, 80, rank=2, gap=0.08, seed=2)
+
+
+@pytest.fixture
+def setup(tmp_path):
+    """Model and example files, the score table, and a scorer script that logs every pair it scores.
+
+    The scorer kills its parent (the search process) on the call number in crash_at.txt, if any."""
+    (tmp_path / "scores.json").write_text(json.dumps(MAT.scores.tolist()))
+    (tmp_path / "models.txt").write_text("\n".join(f"m{i}" for i in range(5)) + "\n")
+    (tmp_path / "examples.txt").write_text("\n".join(json.dumps({"id": j}) for j in range(80)) + "\n")
+    (tmp_path / "scorer.py").write_text(textwrap.dedent(f"""
+        import json, os, signal, sys
+        pair = json.load(sys.stdin)
+        d = {str(tmp_path)!r}
+        calls = os.path.join(d, "calls.log")
+        n = sum(1 for _ in open(calls)) if os.path.exists(calls) else 0
+        crash = os.path.join(d, "crash_at.txt")
+        if os.path.exists(crash) and n == int(open(crash).read()):
+            os.remove(crash)
+            os.kill(os.getppid(), signal.SIGKILL)
+            sys.exit(1)
+        i, j = int(pair["model"][1:]), pair["example"]["id"]
+        with open(calls, "a") as f:
+            f.write(f"{{i}} {{j}}\\n")
+        print(json.load(open(os.path.join(d, "scores.json")))[i][j])
+    """))
+    return tmp_path
+
+
+def search(d, out, *extra, journal=None):
+    cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
+           "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'}",
+           "--json", str(d / out), "--delta", "0.1", "--seed", "4", "--quiet", *extra]
+    if journal:
+        cmd += ["--journal", str(d / journal)]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@pytest.mark.slow
+def test_crash_and_resume_lose_nothing_and_repeat_nothing(setup):
+    d = setup
+    whole = search(d, "whole.json", "--workers", "1", journal="whole.jsonl")
+    assert whole.returncode == 0, whole.stderr
+    ref = json.loads((d / "whole.json").read_text())
+    (d / "calls.log").unlink()
+
+    (d / "crash_at.txt").write_text("25")
+    first = search(d, "out.json", "--workers", "1", journal="j.jsonl")
+    assert first.returncode != 0  # killed by its scorer
+    recorded = (d / "j.jsonl").read_bytes()
+    scores_before = [json.loads(x) for x in recorded.decode().splitlines() if '"type":"score"' in x]
+    assert len(scores_before) == 25
+
+    again = search(d, "out.json", "--workers", "1", journal="j.jsonl")
+    assert again.returncode == 0, again.stderr
+    res = json.loads((d / "out.json").read_text())
+    assert (d / "j.jsonl").read_bytes().startswith(recorded)
+    calls = Counter((d / "calls.log").read_text().splitlines())
+    assert max(calls.values()) == 1  # no pair scored twice
+    assert sum(calls.values()) == res["calls"] == ref["calls"]
+    assert res["best"] == ref["best"] and res["certified"] == ref["certified"]
+    assert res["best"] == f"m{MAT.best}" and res["certified"]
+    assert res["calls_saved"] == 5 * 80 - res["calls"] > 0
+    lo, hi = res["intervals"][res["best"]]
+    assert lo <= MAT.means[MAT.best] <= hi
+
+
+def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
+    d = setup
+    (d / "bad.py").write_text("import sys; sys.stdin.read(); print('not a number')\n")
+    proc = subprocess.run([sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
+                           "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'bad.py'}",
+                           "--json", str(d / "o.json"), "--retries", "1", "--max-failures", "3", "--workers", "2",
+                           "--quiet"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--max-failures" in proc.stderr and "resume" in proc.stderr
+    lines = [json.loads(x) for x in (d / "o.journal.jsonl").read_text().splitlines()]
+    kinds = Counter(rec["type"] for rec in lines)
+    assert kinds["failure"] == 4 and kinds["score"] == 0 and kinds["tell"] == 0
+    assert "not a number in [0, 1]" in lines[-1]["error"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--json", "/nonexistent-dir/o.json"], "cannot write"),
+    (["--delta", "1.5"], "delta"),
+    (["--top-k", "5"], "top-k"),
+    (["--method", "row-mean", "--workers", "0"], "workers"),
+])
+def test_bad_input_is_refused_before_any_call(setup, args, msg):
+    d = setup
+    base = ["--models", str(d / "models.txt"), "--examples", str(d / "examples.txt"),
+            "--scorer", f"{sys.executable} {d / 'scorer.py'}", "--quiet"]
+    if "--json" not in args:
+        base += ["--json", str(d / "o.json")]
+    proc = subprocess.run([sys.executable, "-m", "paperlib", "search", *base, *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and msg in proc.stderr, proc.stderr
+    assert not (d / "calls.log").exists()
