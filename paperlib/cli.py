@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -26,8 +27,9 @@ def _simulate_parser(sub):
         description=(
             "Run R repetitions of a policy on a complete score matrix and write a JSON summary "
             "with keys: method, reps, budget (calls per repetition), best (chosen row index per "
-            "repetition), true_best (row with the highest mean), precision (fraction of "
-            "repetitions with best == true_best), wall_s, plus shape, seed, device, params."
+            "repetition), true_best (row with the highest mean), true_best_set (rows within --tie-tol of it), "
+            "precision (fraction of repetitions whose best is in true_best_set), calls (per repetition), wall_s, "
+            "plus shape, seed, device, params."
         ),
     )
     p.add_argument("--method", required=True, choices=names(MATRIX),
@@ -48,6 +50,10 @@ def _simulate_parser(sub):
                         "Waudby-Smith & Ramdas 2020 without replacement), certified (its lower bound above every other "
                         "row's upper bound) and certified_at (calls spent when first certified, -1 never); "
                         "ucbe, row-mean, filled-subset only")
+    p.add_argument("--stop", choices=["budget", "certified"], default="budget",
+                   help="certified (needs --delta): each repetition stops at its first certificate, the budget is a cap")
+    p.add_argument("--tie-tol", type=float, default=0.0,
+                   help="rows within this of the top mean all count as the best (true_best_set; default 0: exact ties)")
     p.add_argument("--a", type=float, default=1.0, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
     p.add_argument("--eta", type=float, default=5.0, help="uncertainty scaling eta of the LRF methods (default 5)")
     p.add_argument("--rank", type=int, default=None,
@@ -87,10 +93,31 @@ def _params(args) -> dict:
     return params
 
 
+def _json_safe(value):
+    """NaN and infinities become null: JSON has no such numbers (Python would write Infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _check_finite(args, *names) -> None:
+    for name in names:
+        value = getattr(args, name, None)
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got {value}")
+
+
 def cmd_simulate(args) -> int:
     from .data.matrix import load_npz
+    from .search import check_writable
     from .simulate import budgets_from_fracs, simulate
 
+    check_writable(args.json)
+    _check_finite(args, "a", "eta", "warmup_frac", "fit_lam", "budget_frac", "delta", "tie_tol")
     if args.reps < 1:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     if args.batch_size is not None and args.batch_size < 1:
@@ -108,19 +135,22 @@ def cmd_simulate(args) -> int:
         raise ValueError(f"--train / --v-factors apply to {', '.join(PULSE_NEEDS_V)} only")
     if args.delta is not None and not 0.0 < args.delta < 1.0:
         raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
+    if not math.isfinite(args.tie_tol) or not 0.0 <= args.tie_tol < 1.0:
+        raise ValueError(f"--tie-tol must lie in [0, 1), got {args.tie_tol}")
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
-                   progress=not args.quiet, delta=args.delta, **_params(args), **extra)
+                   progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol,
+                   **_params(args), **extra)
     best = res.best[0].tolist()
     out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
                true_best=res.true_best, true_best_id=mat.row_ids[res.true_best],
-               precision=float(np.mean(np.asarray(best) == res.true_best)), wall_s=res.wall_s,
+               true_best_set=res.true_best_set.tolist(), precision=float(res.precision()[0]), wall_s=res.wall_s,
                seed=args.seed, device=res.device, params=res.params, data_kind=mat.kind)
     if res.delta is not None:
         out.update(delta=res.delta, best_ci=res.best_ci[0].tolist(), certified=res.certified[0].tolist(),
-                   certified_at=res.certified_at.tolist(), calls=[budget] * args.reps)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=1))
+                   certified_at=res.certified_at.tolist())
+    out["calls"] = res.calls.tolist()
+    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 
 
@@ -166,8 +196,11 @@ def _judge_parser(sub):
 
 def cmd_judge(args) -> int:
     from .data import load_pool_file
+    from .search import check_writable
     from .simulate import PoolJudge, run_judge
 
+    check_writable(args.json)
+    _check_finite(args, "delta")
     if args.reps < 1:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error")
@@ -180,13 +213,12 @@ def cmd_judge(args) -> int:
                     progress=not args.quiet, **params)
     w = res.wce()[0]
     out = dict(method=args.method, reps=args.reps, budget=args.budget, K=judge.K,
-               wce=w.tolist(), wce_mean=float(w.mean()), wce_sd=float(w.std(ddof=1)) if args.reps > 1 else 0.0,
+               wce=w.tolist(), wce_mean=float(w.mean()), wce_sd=float(w.std(ddof=1)) if args.reps > 1 else None,
                mae_mean=float(res.mae()[0].mean()), allocation=res.counts.tolist(),
                allocation_mean=res.counts.mean(axis=0).tolist(), wall_s=res.wall_s, params=res.params,
                n_invalid=pool.meta["n_invalid"], n_dropped_items=pool.meta["n_dropped_items"],
                item_ids=[str(i) for i in pool.item_ids], seed=args.seed, device=res.device)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=1))
+    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 
 
@@ -279,7 +311,7 @@ def cmd_search(args) -> int:
     out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=args.method,
                      budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
                      retries=args.retries, max_failures=args.max_failures, stop=args.stop, progress=not args.quiet)
-    args.json.write_text(json.dumps(out, indent=1))
+    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls, {out['calls_saved']} saved; result in {args.json}")
     return 0

@@ -163,10 +163,14 @@ def result(study: Study, top_k: int, journal: Path) -> dict:
 
 
 def check_writable(path: Path) -> None:
-    """Refuse an output path that cannot be written, before any scorer call is paid for."""
+    """Refuse an output path that cannot be written (creating missing folders), before any work is done."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"--json {path} is a directory")
     parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--json {path}: cannot create {parent} ({exc.strerror})") from None
+    if not os.access(parent, os.W_OK):
         raise ValueError(f"--json {path}: cannot write in {parent}")

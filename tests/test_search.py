@@ -94,7 +94,7 @@ def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--json", "/nonexistent-dir/o.json"], "cannot write"),
+    (["--json", "/proc/nonexistent-dir/o.json"], "cannot create"),
     (["--delta", "1.5"], "delta"),
     (["--top-k", "5"], "top-k"),
     (["--method", "row-mean", "--workers", "0"], "workers"),

@@ -16,6 +16,7 @@ import itertools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..device import get_device, make_generator
@@ -135,6 +136,9 @@ class Policy(ABC):
     uniform_within_row = False
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
+        for name, value in (("n", n), ("m", m), ("reps", reps)):
+            if isinstance(value, bool) or int(value) != value:
+                raise ValueError(f"{name} must be an integer, got {value!r}")
         if n < 1 or m < 1:
             raise ValueError(f"matrix shape must be positive, got ({n}, {m})")
         if reps < 1:
@@ -171,6 +175,8 @@ class Policy(ABC):
     def tell(self, request: Request, scores) -> None:
         """Report the scores of a request's pairs as an (R, k) array with values in [0, 1]."""
         self._book.check_tell(request)
+        if torch.is_tensor(scores) and scores.is_complex() or not torch.is_tensor(scores) and np.iscomplexobj(scores):
+            raise ValueError("scores must be real numbers in [0, 1], got complex values")
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
         if scores.shape != request.rows.shape:
             raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")

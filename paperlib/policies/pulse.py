@@ -86,6 +86,8 @@ class PULSE(Policy):
             if V.ndim != 2 or V.shape[0] != m:
                 raise ValueError(f"V has shape {tuple(V.shape)}; it must be (examples, rank) with {m} examples: "
                                  "train and test must have the same columns")
+            if not bool(torch.isfinite(V).all()):
+                raise ValueError("V has non-finite entries (NaN or inf): refit the example factors")
             self.V = V
             self.U = torch.zeros(reps, n, V.shape[1], device=self.device)
         self.refit_every, self.lam = int(refit_every), float(lam)

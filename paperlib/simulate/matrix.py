@@ -36,6 +36,9 @@ class SimResult:
         (only with ``delta``)
     best_ci : (C, R, 2) float or None, the confidence-sequence interval of the predicted best row
     certified_at : (R,) int or None, calls spent when each repetition was first certified (-1: never)
+    calls : (R,) int or None, calls each repetition spent (with ``stop="certified"``, the calls at its
+        certification, or the budget)
+    tie_tol : float, rows whose mean is within ``tie_tol`` of the top mean all count as the best
     """
 
     method: str
@@ -53,6 +56,8 @@ class SimResult:
     certified: np.ndarray | None = None
     best_ci: np.ndarray | None = None
     certified_at: np.ndarray | None = None
+    calls: np.ndarray | None = None
+    tie_tol: float = 0.0
 
     @property
     def reps(self) -> int:
@@ -60,11 +65,17 @@ class SimResult:
 
     @property
     def true_best(self) -> int:
+        """The first row with the highest mean (see :attr:`true_best_set` for all of them)."""
         return int(np.argmax(self.true_means))
 
+    @property
+    def true_best_set(self) -> np.ndarray:
+        """Every row whose mean is within ``tie_tol`` of the highest mean: a pick of any of them is right."""
+        return np.flatnonzero(self.true_means >= self.true_means.max() - self.tie_tol)
+
     def precision(self) -> np.ndarray:
-        """Fraction of repetitions whose prediction is the true best row, per checkpoint."""
-        return (self.best == self.true_best).mean(axis=1)
+        """Fraction of repetitions whose prediction is in the true best set, per checkpoint."""
+        return np.isin(self.best, self.true_best_set).mean(axis=1)
 
     def save(self, path: str | Path) -> None:
         arrays = {k: getattr(self, k) for k in _ARRAYS if getattr(self, k) is not None}
@@ -78,7 +89,7 @@ class SimResult:
             return cls(**{k: z[k] for k in _ARRAYS if k in z.files}, **meta)
 
 
-_ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at")
+_ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at", "calls")
 
 
 def budgets_from_fracs(fracs, n: int, m: int) -> list[int]:
@@ -100,6 +111,8 @@ def simulate(
     device=None,
     progress: bool = True,
     delta: float | None = None,
+    stop: str = "budget",
+    tie_tol: float = 0.0,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -115,12 +128,23 @@ def simulate(
         :class:`paperlib.confseq.WoRMeanCS` at level ``delta / n`` (union bound over the n rows) on the
         observed scores, and report the certificate at each checkpoint. Only for policies that draw
         each row's examples uniformly (``uniform_within_row``): the sequence is not valid otherwise.
+    stop : {"budget", "certified"}
+        ``"certified"`` (needs ``delta``) stops each repetition at its first certificate: its pick is
+        then the certified row and its ``calls`` the calls spent so far; the largest budget is a cap.
+    tie_tol : float
+        Rows within ``tie_tol`` of the top mean all count as the best (default 0: exact ties only).
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
     if delta is not None and not (isinstance(delta, (int, float)) and 0.0 < float(delta) < 1.0):
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if stop not in ("budget", "certified"):
+        raise ValueError(f"stop must be 'budget' or 'certified', got {stop!r}")
+    if stop == "certified" and delta is None:
+        raise ValueError("stop='certified' needs delta")
+    if not (isinstance(tie_tol, (int, float)) and 0.0 <= float(tie_tol) < 1.0):
+        raise ValueError(f"tie_tol must lie in [0, 1), got {tie_tol!r}")
     n, m = matrix.shape
     dev = get_device(device)
     t0 = time.perf_counter()
@@ -132,21 +156,28 @@ def simulate(
                              "(its intervals would not be valid)")
         cs = WoRMeanCS(policy.reps, n, m, float(delta) / n, device=dev)
         at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
+        frozen = torch.full_like(at, -1)
     scores = torch.tensor(matrix.scores, device=dev)
     est, best, cert, ci = [], [], [], []
     bar = progress_bar(budgets[-1], f"{method} on {matrix.name} (R={reps})", enabled=progress)
+    all_stopped = False
     for target in budgets:
-        while policy.spent < target:
+        while policy.spent < target and not all_stopped:
             req = policy.ask(limit=target - policy.spent)
             got = scores[req.rows, req.cols]
             policy.tell(req, got)
             bar.update(req.size)
             if cs is not None:
                 cs.update(req.rows, got)
-                _, ok = certify(cs.lower, cs.upper, cs.lower)
-                at = torch.where((at < 0) & ok, torch.full_like(at, policy.spent), at)
+                lead, ok = certify(cs.lower, cs.upper, cs.lower)
+                new = (at < 0) & ok
+                at = torch.where(new, torch.full_like(at, policy.spent), at)
+                frozen = torch.where(new, lead, frozen)
+                all_stopped = stop == "certified" and bool((at >= 0).all())
         est.append(policy.estimate().float().cpu().numpy())
         pick = policy.best()
+        if stop == "certified":
+            pick = torch.where(frozen >= 0, frozen, pick)
         best.append(pick.cpu().numpy())
         if cs is not None:
             lead, ok = certify(cs.lower, cs.upper, cs.lower)
@@ -165,4 +196,7 @@ def simulate(
         certified=np.stack(cert) if cs is not None else None,
         best_ci=np.stack(ci) if cs is not None else None,
         certified_at=at.cpu().numpy() if cs is not None else None,
+        calls=(torch.where(at >= 0, at, torch.full_like(at, budgets[-1])).cpu().numpy() if stop == "certified"
+               else np.full(policy.reps, budgets[-1])),
+        tie_tol=float(tie_tol),
     )

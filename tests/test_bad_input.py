@@ -1,0 +1,105 @@
+"""Bad input found by fuzzing the CLI and the API: each is a one-line error before any work (issue 11, item 6),
+and the simulate options that go with certified search (--stop certified, tied best rows)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from paperlib.cli import main
+from paperlib.data.matrix import ScoreMatrix
+from paperlib.policies import make_policy
+from paperlib.simulate import simulate
+
+
+@pytest.fixture
+def npz(tmp_path):
+    s = np.tile(np.linspace(0.1, 0.9, 6)[:, None], (1, 40)).astype(np.float32)
+    p = tmp_path / "m.npz"
+    np.savez(p, scores=s)
+    return p
+
+
+@pytest.mark.parametrize("extra, msg", [
+    (["--a", "nan"], "--a must be a finite"),
+    (["--method", "ucbe-lrf", "--eta", "nan"], "--eta must be a finite"),
+    (["--delta", "nan"], "--delta"),
+    (["--stop", "certified"], "needs delta"),
+    (["--tie-tol", "-0.1"], "--tie-tol"),
+])
+def test_simulate_refuses_non_finite_and_inconsistent_options(npz, tmp_path, capsys, extra, msg):
+    args = ["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.2", "--quiet",
+            "--json", str(tmp_path / "o.json")]
+    if "--method" in extra:
+        args = args[:1] + args[3:]
+    rc = main(args + extra)
+    err = capsys.readouterr().err
+    assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_json_path_is_checked_before_the_run(npz, tmp_path, capsys):
+    (tmp_path / "adir").mkdir()
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "1.0", "--reps", "50",
+               "--quiet", "--json", str(tmp_path / "adir")])
+    assert rc == 2 and "is a directory" in capsys.readouterr().err
+
+
+def test_api_refuses_fractional_sizes_complex_scores_and_non_finite_factors():
+    with pytest.raises(ValueError, match="reps must be an integer"):
+        make_policy("ucbe", 10, 20, 50, reps=2.5)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        make_policy("ucbe", 10.7, 20, 50)
+    pol = make_policy("ucbe", 4, 5, 8, batch_size=2)
+    req = pol.ask()
+    with pytest.raises(ValueError, match="complex"):
+        pol.tell(req, np.array([[0.5 + 1j, 0.2]]))
+    v = np.ones((20, 3))
+    v[4, 1] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        make_policy("pulse", 10, 20, 100, v=v, batch_size=4)
+
+
+def test_judge_json_has_no_infinity_and_no_fake_sd(tmp_path):
+    rng = np.random.default_rng(0)
+    p = tmp_path / "pool.npz"
+    np.savez(p, scores=rng.integers(0, 5, (20, 8)).astype(float))
+    out = tmp_path / "o.json"
+    assert main(["judge", "--method", "robin", "--judgments", str(p), "--budget", "100", "--reps", "1",
+                 "--json", str(out), "--quiet"]) == 0
+    text = out.read_text()
+    assert "Infinity" not in text and "NaN" not in text
+    assert json.loads(text)["wce_sd"] is None  # one repetition has no standard deviation
+
+
+def _tied():
+    s = np.zeros((4, 50), dtype=np.float32)
+    s[1, :30] = 1.0
+    s[3, 20:] = 1.0  # rows 1 and 3 tie at 0.6
+    return ScoreMatrix.from_array(s, name="tied", kind="synthetic")
+
+
+def test_tied_best_rows_all_count_as_right():
+    res = simulate("row-mean", _tied(), [200], reps=40, seed=0, device="cpu", progress=False, batch_size=200)
+    assert res.true_best_set.tolist() == [1, 3]
+    picks = res.best[0]
+    assert res.precision()[0] == pytest.approx(np.isin(picks, [1, 3]).mean())
+    full = simulate("row-mean", _tied(), [200], reps=10, seed=0, device="cpu", progress=False, batch_size=200)
+    assert full.precision()[0] == 1.0  # the whole matrix seen: either tied row is right
+
+
+def test_stop_certified_freezes_each_repetition_at_its_certificate():
+    from paperlib.data.synthetic import low_rank_logistic
+
+    mat = low_rank_logistic(6, 300, rank=2, gap=0.1, seed=1)
+    n, m = mat.shape
+    res = simulate("ucbe", mat, [n * m // 4, n * m], reps=30, seed=2, device="cpu", progress=False,
+                   delta=0.1, stop="certified", batch_size=8)
+    at = res.certified_at
+    assert (at > 0).all() and (res.calls == at).all() and (res.calls < n * m).all()
+    assert (res.best[-1] == mat.best).all()
+    done_early = at <= n * m // 4
+    assert (res.best[0][done_early] == res.best[-1][done_early]).all()
+    budget = simulate("ucbe", mat, [n * m // 4, n * m], reps=30, seed=2, device="cpu", progress=False, delta=0.1,
+                      batch_size=8)  # same checkpoints, so the same batches: stopping changes no decision
+    assert (budget.calls == n * m).all() and (budget.certified_at == at).all()
