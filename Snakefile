@@ -7,6 +7,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/zhou.smk"
 include: "workflow/rules/robin.smk"
 include: "workflow/rules/pulse.smk"
+include: "workflow/rules/search.smk"
 include: "workflow/rules/ledger.smk"
 
 
@@ -25,3 +26,4 @@ rule all:
         rules.pulse_summary.output,
         rules.pulse_coverage.output,
         rules.pulse_lowrank.output.csv,
+        rules.search_certified.output.fig,

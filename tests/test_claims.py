@@ -387,3 +387,30 @@ def test_active_beats_baselines_with_settling_intervals():
     assert case(early, late) == "holds"
     assert case(late, early) == "fails"
     assert case([0.05, 0.3, 0.1, 0.25, 0.06], [0.3, 0.05, 0.2, 0.06, 0.1]) == "inconclusive"
+
+
+# ------------------------------------------------------------------ certified search (beyond the papers)
+def _savings(early, certified, wrong, reps=50):
+    import pandas as pd
+
+    from paperlib.stats import clopper_pearson
+
+    lo, hi = clopper_pearson(early, reps)
+    return pd.DataFrame([dict(dataset="sysrs_x", kind="real", method="ucbe", n=10, m=100, reps=reps, top_gap=0.05,
+                              frac_median=0.4, frac_q25=0.3, frac_q75=0.5, early=early, early_lo=lo, early_hi=hi,
+                              certified=certified, wrong=wrong)])
+
+
+def test_search_certified_claims_verdicts():
+    from paperlib.ledger import states_uncertainty
+    from paperlib.papers.search.claims import correctness_claim, savings_claims
+
+    assert correctness_claim(_savings(50, 50, 0), 0.05).verdict == "holds"
+    assert correctness_claim(_savings(50, 50, 2), 0.05).verdict == "holds"  # 4%, interval reaches below 5%
+    assert correctness_claim(_savings(50, 50, 12), 0.05).verdict == "fails"  # exact interval above 5%
+    assert correctness_claim(_savings(0, 0, 0), 0.05).verdict == "untestable"
+    assert savings_claims(_savings(48, 50, 0), 0.05)[0].verdict == "holds"
+    assert savings_claims(_savings(20, 50, 0), 0.05)[0].verdict == "partly"
+    assert savings_claims(_savings(0, 50, 0), 0.05)[0].verdict == "fails"
+    for c in [correctness_claim(_savings(50, 50, 0), 0.05), *savings_claims(_savings(48, 50, 0), 0.05)]:
+        assert states_uncertainty(c) and c.claim.startswith("search-")

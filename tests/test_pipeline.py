@@ -84,7 +84,7 @@ def test_every_rule_declares_its_resources():
 def test_snakefile_only_includes_the_rule_files():
     snake = (ROOT / "Snakefile").read_text()
     included = re.findall(r'^include: "([^"]+)"', snake, re.M)
-    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "ledger")]
+    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "search", "ledger")]
     assert "shell:" not in snake and "rule all" in snake
 
 
@@ -158,6 +158,9 @@ BAD_CONFIGS = [
     (_set("robin.ucb_forms", ["eq7"]), "robin.ucb_forms"),
     (_set("pulse.batch_size", 0), "pulse.batch_size"),
     (_set("pulse.methods", ["pulse", "plse"]), "pulse.methods"),
+    (_set("search.methods", ["ucbe-lrf"]), "search.methods"),
+    (_set("search.delta", 1.0), "search.delta"),
+    (_set("search.datasets", ["nope"]), "nope"),
 ]
 
 

@@ -20,7 +20,7 @@ import yaml
 from .. import paths
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.yaml")
-PAPERS = ("zhou", "robin", "pulse")
+PAPERS = ("zhou", "robin", "pulse", "search")
 
 
 class ConfigError(ValueError):
@@ -73,7 +73,7 @@ def check_semantics(cfg: dict) -> None:
     reg = registry()
     z, r, p = cfg["zhou"], cfg["robin"], cfg["pulse"]
     for key, names in (("zhou.datasets", z["datasets"]), ("zhou.ablation.datasets", z["ablation"]["datasets"]),
-                       ("pulse.datasets", p["datasets"])):
+                       ("pulse.datasets", p["datasets"]), ("search.datasets", cfg["search"]["datasets"])):
         for name in names:
             if name not in reg:
                 raise ConfigError(f"config: {key}: unknown dataset '{name}' (see data/registry.yaml)")

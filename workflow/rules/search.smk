@@ -1,0 +1,25 @@
+# Certified best-model search (beyond the papers): calls at the first certificate on every real matrix.
+
+
+rule search_certified:
+    """Each run stopped at its first certificate: fraction of the matrix spent, and wrong certified picks."""
+    input:
+        nb="notebooks/search_certified.ipynb",
+    output:
+        nb=f"{RES}/notebooks/search_certified.ipynb",
+        csv=f"{RES}/search/certified_runs.csv",
+        table=f"{FIG}/search_certified.csv",
+        fig=f"{FIG}/search_certified.png",
+        claims=f"{RES}/claims/search_certified.csv",
+    log:
+        nb=f"{LOG}/search_certified.log",
+        progress=f"{LOG}/search_certified.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("search"),
+    resources:
+        **res("search_certified"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} -p out_table {output.table:q} "
+        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
+        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
