@@ -46,10 +46,10 @@ def _simulate_parser(sub):
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are deterministic per seed and device type")
     p.add_argument("--json", required=True, type=Path, help="output JSON path")
     p.add_argument("--delta", type=float, default=None,
-                   help="also report, per repetition, best_ci (the chosen row's anytime-valid interval at level delta/n, "
-                        "Waudby-Smith & Ramdas 2020 without replacement), certified (its lower bound above every other "
-                        "row's upper bound) and certified_at (calls spent when first certified, -1 never); "
-                        "ucbe, row-mean, filled-subset only")
+                   help="also report, per repetition, best_ci (the chosen row's anytime-valid interval at level delta/n: "
+                        "PULSE's doubly robust sequence for pulse, else Waudby-Smith & Ramdas 2020 without replacement), "
+                        "certified (its lower bound above every other row's upper bound) and certified_at (calls spent "
+                        "when first certified, -1 never); every method but ucbe-lrf")
     p.add_argument("--stop", choices=["budget", "certified"], default="budget",
                    help="certified (needs --delta): each repetition stops at its first certificate, the budget is a cap")
     p.add_argument("--tie-tol", type=float, default=0.0,
@@ -287,7 +287,7 @@ def _search_parser(sub):
     p.add_argument("--budget", type=int, default=None, help="most scorer calls (default: every pair)")
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
-    p.add_argument("--method", default="ucbe", choices=["ucbe", "row-mean", "filled-subset"],
+    p.add_argument("--method", default="ucbe", choices=["ucbe", "ucbe-batch", "row-mean", "filled-subset"],
                    help="policy (default ucbe); these draw each model's examples uniformly, which the intervals need")
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
                    help="stop once certified (default) or spend the whole budget")

@@ -38,6 +38,8 @@ from .confseq import WoRMeanCS, certify, certify_top_k
 from .policies import make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
+STUDY_METHODS = ("ucbe", "ucbe-batch", "row-mean", "filled-subset")
+
 
 class JournalError(ValueError):
     """A journal that cannot be replayed: the message names the file and line."""
@@ -100,9 +102,9 @@ class Study:
         self.models, self.examples = models, examples
         self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
         self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **params)
-        if not self.policy.uniform_within_row:
-            raise ValueError(f"method {method} is not supported by Study: its intervals would not be valid (it does "
-                             "not draw each model's examples uniformly); use ucbe, row-mean or filled-subset")
+        if method not in STUDY_METHODS:
+            raise ValueError(f"method {method} is not supported by Study; use one of {', '.join(STUDY_METHODS)} (their "
+                             "intervals are valid and their estimates draw no random numbers, so a journal replays)")
         self.budget = self.policy.budget
         self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device)
         self.seen: set[tuple[int, int]] = set()

@@ -104,6 +104,64 @@ class PULSE(Policy):
         self._pick = None
         self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
         self.sel_gen = make_generator(seed + 7919, self.device)
+        self.cs_delta: float | None = None
+
+    uniform_within_row = True  # every method here draws a model's examples uniformly (the warm-up and the batches)
+
+    @property
+    def dr_intervals(self) -> bool:
+        """Whether :meth:`track_intervals` applies (the doubly robust estimator)."""
+        return self.estimator == "dr"
+
+    def track_intervals(self, delta: float) -> None:
+        """Keep, for every (repetition, model), an anytime-valid confidence sequence for the model's mean from the
+        one-step doubly robust estimators theta_t (Eq. 2 with the predictable lambda of Step 3).
+
+        Given the past, the batch is a uniform sample of the unobserved set and the predictions and lambda are
+        fixed, so E[theta_t | past] = mu (the unbiasedness behind Theorem 1) and theta_t lies in a known
+        interval of width w_t = |U| / n (1 + lambda (max_U S_hat - min_U S_hat)). Hoeffding's lemma with
+        predictable bets eta_t then makes exp(sum eta_t (theta_t - mu) - eta_t^2 w_t^2 / 8) a supermartingale
+        (the predictable-range Hoeffding construction of Waudby-Smith & Ramdas 2024, "Estimating means of
+        bounded random variables by betting", Sec. 3), and Ville's inequality on it and its mirror, each at
+        delta / 2, gives, for all t at once with probability >= 1 - delta,
+        |sum eta_t theta_t - mu sum eta_t| <= log(2 / delta) + sum eta_t^2 w_t^2 / 8. This is Theorem 1 made
+        uniform over time (Theorem 1 itself is for a fixed number of steps K). It is intersected with the sure
+        interval [sum_O S, sum_O S + |U|] / n and with its own past. eta_t = min(1, sqrt(8 log(2 / delta) /
+        (t log(t + 1)))) / w_t. Must be called before the first ``ask``.
+        """
+        if not self.dr_intervals:
+            raise ValueError(f"track_intervals needs the doubly robust estimator, not {self.estimator!r}")
+        if self.spent or self._book.pending is not None:
+            raise ValueError("track_intervals must be called before the first ask")
+        if not 0.0 < float(delta) < 1.0:
+            raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        self.cs_delta = float(delta)
+        z = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
+        self._cs_eta, self._cs_eta_theta, self._cs_q = z.clone(), z.clone(), z.clone()
+        self.cs_lower, self.cs_upper = z.clone(), torch.ones_like(z)
+
+    def _cs_add(self, r, rows, theta, width, t):
+        """Absorb one theta per (repetition, row) with its predictable width; ``t`` is its index (1-based)."""
+        import math
+
+        t = t.double()
+        eta = (torch.sqrt(8.0 * math.log(2.0 / self.cs_delta) / (t * torch.log1p(t))).clamp(max=1.0)) / width
+        self._cs_eta[r, rows] += eta
+        self._cs_eta_theta[r, rows] += eta * theta
+        self._cs_q[r, rows] += (eta * width).square() / 8.0
+
+    def _cs_refresh(self):
+        import math
+
+        slack = math.log(2.0 / self.cs_delta) + self._cs_q
+        seen = self._cs_eta > 0
+        eta = self._cs_eta.clamp(min=1e-300)
+        lo = torch.where(seen, (self._cs_eta_theta - slack) / eta, torch.zeros_like(eta))
+        hi = torch.where(seen, (self._cs_eta_theta + slack) / eta, torch.ones_like(eta))
+        lo = torch.maximum(lo, self.sum_obs / self.m)
+        hi = torch.minimum(hi, (self.sum_obs + self.m - self.cnt) / self.m)
+        self.cs_lower = torch.maximum(self.cs_lower, lo)
+        self.cs_upper = torch.minimum(self.cs_upper, hi)
 
     # ------------------------------------------------------------------ protocol
     def next_batch_size(self) -> int:
@@ -170,6 +228,11 @@ class PULSE(Policy):
             self.theta_sum += s / self.warm
             self.n_theta += 1
             self.z_sum += s * self.m / self.warm
+            if self.cs_delta is not None:
+                all_rows = torch.arange(self.n, device=self.device).expand(self.reps, -1)
+                one = torch.ones(self.reps, self.n, dtype=torch.float64, device=self.device)
+                self._cs_add(r[:, None], all_rows, s / self.warm, one, one)
+                self._cs_refresh()
             if self.estimator != "obs":
                 self._refit(self.init_lr, self.init_steps)
             return
@@ -180,14 +243,21 @@ class PULSE(Policy):
             pb = torch.sigmoid((self.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
             self.unobs_pred[r, pick] -= pb
         elif self.estimator == "dr":
-            theta, Z, lam_t, _, _ = self._dr_step(pick, cols, sb)
+            theta, Z, lam_t, pred, unobs = self._dr_step(pick, cols, sb)
             self.theta_sum[r, pick] += theta
             self.n_theta[r, pick] += 1
             self.z_sum[r, pick] += Z
             self.last_lambda = lam_t
+            if self.cs_delta is not None:
+                hi = torch.where(unobs, pred, torch.full_like(pred, -torch.inf)).amax(1)
+                lo = torch.where(unobs, pred, torch.full_like(pred, torch.inf)).amin(1)
+                width = unobs.sum(1).double() / self.m * (1.0 + lam_t * (hi - lo))
+                self._cs_add(r, pick, theta, width, self.n_theta[r, pick])
         self.mask[r[:, None], rows, cols] = True
         self.sum_obs[r, pick] += sb
         self.cnt[r, pick] += k
+        if self.cs_delta is not None:
+            self._cs_refresh()
 
     def _row_predictions(self, pick):
         """S_hat^t of the picked row of every repetition, sigmoid(u_i . v_j) for all j: (R, m) float64."""

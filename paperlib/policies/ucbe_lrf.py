@@ -158,6 +158,7 @@ class UCBELRFScoreOnly(_LRFPolicy):
     """
 
     name = "ucbe-lrf-score-only"
+    uniform_within_row = True  # the warm-up pairs and each row's b examples are uniform among its unevaluated ones
 
     def bounds(self) -> torch.Tensor:
         counts = self.obs.mask.sum(dim=2).float()
@@ -181,6 +182,7 @@ class LRF(_LRFPolicy):
     """
 
     name = "lrf"
+    uniform_within_row = True  # uniform pairs among the unevaluated ones
     refits_every_batch = False
 
     def _warmup_size(self, warmup_frac: float) -> int:

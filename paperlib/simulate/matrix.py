@@ -89,6 +89,37 @@ class SimResult:
             return cls(**{k: z[k] for k in _ARRAYS if k in z.files}, **meta)
 
 
+class _EstimatorCS:
+    """The confidence sequence a policy keeps from its own estimator (PULSE's doubly robust one)."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def update(self, rows, scores) -> None:
+        """Nothing to do: the policy updated its sequence in ``tell``."""
+
+    @property
+    def lower(self):
+        return self.policy.cs_lower
+
+    @property
+    def upper(self):
+        return self.policy.cs_upper
+
+
+def interval_tracker(policy, delta_row: float):
+    """Per-row anytime-valid intervals at level ``delta_row`` for a fresh policy: PULSE's doubly robust sequence
+    where the policy has one (:meth:`paperlib.policies.pulse.PULSE.track_intervals`), else the
+    without-replacement sequence on the observed scores (valid when each row's examples are drawn uniformly)."""
+    if getattr(policy, "dr_intervals", False):
+        policy.track_intervals(delta_row)
+        return _EstimatorCS(policy)
+    if not policy.uniform_within_row:
+        raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {policy.name} does not "
+                         "(its intervals would not be valid)")
+    return WoRMeanCS(policy.reps, policy.n, policy.m, delta_row, device=policy.device)
+
+
 _ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at", "calls")
 
 
@@ -124,10 +155,11 @@ def simulate(
     budgets : int or sequence of int
         Checkpoint budgets (evaluations per repetition); the largest is the run's budget.
     delta : float, optional
-        Also keep, for every row, the without-replacement confidence sequence of
-        :class:`paperlib.confseq.WoRMeanCS` at level ``delta / n`` (union bound over the n rows) on the
-        observed scores, and report the certificate at each checkpoint. Only for policies that draw
-        each row's examples uniformly (``uniform_within_row``): the sequence is not valid otherwise.
+        Also keep, for every row, an anytime-valid confidence sequence at level ``delta / n`` (union
+        bound over the n rows) and report the certificate at each checkpoint: PULSE's doubly robust
+        sequence for ``pulse``, else the without-replacement sequence of
+        :class:`paperlib.confseq.WoRMeanCS` on the observed scores, for policies that draw each row's
+        examples uniformly (``uniform_within_row``; refused otherwise: the sequence would not be valid).
     stop : {"budget", "certified"}
         ``"certified"`` (needs ``delta``) stops each repetition at its first certificate: its pick is
         then the certified row and its ``calls`` the calls spent so far; the largest budget is a cap.
@@ -151,10 +183,7 @@ def simulate(
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
     cs = None
     if delta is not None:
-        if not policy.uniform_within_row:
-            raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {method} does not "
-                             "(its intervals would not be valid)")
-        cs = WoRMeanCS(policy.reps, n, m, float(delta) / n, device=dev)
+        cs = interval_tracker(policy, float(delta) / n)
         at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
         frozen = torch.full_like(at, -1)
     scores = torch.tensor(matrix.scores, device=dev)
