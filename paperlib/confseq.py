@@ -1,25 +1,40 @@
 """Anytime-valid confidence sequences for a finite population sampled without replacement.
 
 A model's mean score over a benchmark of N examples is the mean of a finite population; a policy
-evaluates it on examples drawn uniformly without replacement. The confidence sequence here is the
-Hoeffding-type without-replacement construction of Waudby-Smith & Ramdas (2020, "Confidence
-sequences for sampling without replacement", NeurIPS; Sec. 3, the "Hoeffding-type" CS): with
-S_{i-1} the sum of the first i - 1 draws, the mean of what remains before draw i is
-mu_i = (N mu - S_{i-1}) / (N - i + 1), and for a predictable lambda_i >= 0 the process
+evaluates it on examples drawn uniformly without replacement. The sequences here are those of
+Waudby-Smith & Ramdas (2020, "Confidence sequences for sampling without replacement", NeurIPS, Sec. 3):
+with S_{i-1} the sum of the first i - 1 draws, the mean of what remains before draw i is
+mu_i = (N mu - S_{i-1}) / (N - i + 1), and for predictable bets lambda_i in [0, 1) the process
 
-    exp( sum_i lambda_i (X_i - mu_i) - lambda_i^2 / 8 )
+    exp( sum_i lambda_i (X_i - mu_i) - penalty_i )
 
-is a nonnegative supermartingale (Hoeffding's lemma, X_i in [0, 1]). Ville's inequality on it and on
-its mirror image, each at delta / 2, gives, simultaneously for all t with probability >= 1 - delta,
+is a nonnegative supermartingale, with
+
+* ``kind="eb"`` (empirical Bernstein, the default): penalty_i = psi(lambda_i) (X_i - mu_hat_{i-1})^2,
+  psi(l) = -log(1 - l) - l, mu_hat_{i-1} = (1/2 + S_{i-1}) / i (the predictable-plug-in empirical
+  Bernstein supermartingale of Waudby-Smith & Ramdas 2024, "Estimating means of bounded random
+  variables by betting", JRSS-B, Thm. 2, applied to the without-replacement means mu_i); bets
+  lambda_i = min(1/2, sqrt(2 log(2/delta) / (sigma_hat^2_{i-1} i log(i + 1)))) with
+  sigma_hat^2_{i-1} = (1/4 + sum_{j<i} (X_j - mu_hat_j)^2) / i (their Eq. 26). It adapts to the
+  variance: much narrower than Hoeffding's for scores near 0 or 1 and for paired differences.
+* ``kind="hoeffding"``: penalty_i = lambda_i^2 / 8 (Hoeffding's lemma), bets
+  lambda_i = min(1, sqrt(8 log(2/delta) / (i log(i + 1)))).
+* ``kind="both"`` (the default): the intersection of the two, each at delta / 2 (a union bound). With
+  few draws Hoeffding's larger bets win; with many, the variance-adaptive one does. Measured on the
+  quick matrices (median fraction of the matrix at the first certificate, delta = 0.05, 20 runs):
+  Hoeffding alone is better for UCB-E (few draws of the other models: AlpacaEval-2 13% vs 17%), the
+  empirical Bernstein alone for Row-Mean (86% vs 94%).
+
+Ville's inequality on the process and on its mirror image (1 - X), each at delta / 2, gives,
+simultaneously for all t with probability >= 1 - delta,
 
     | sum_i lambda_i (X_i + S_{i-1} / (N - i + 1)) - mu sum_i lambda_i N / (N - i + 1) |
-        <= log(2 / delta) + sum_i lambda_i^2 / 8,
+        <= log(2 / delta) + sum_i penalty_i,
 
-an interval for mu at every t. It is intersected with the interval that holds with certainty,
-[S_t / N, (S_t + N - t) / N] (the unseen scores lie in [0, 1]), so it collapses to the exact mean once
-all N examples are seen, and with its own past (the running intersection is valid because the event
-holds for all t at once). lambda_i = min(1, sqrt(8 log(2 / delta) / (i log(i + 1)))), the rate
-Waudby-Smith & Ramdas suggest for Hoeffding-type sequences; it depends on i only, so it is predictable.
+an interval for mu at every t (the mirror has the same bets and penalties). It is intersected with the
+interval that holds with certainty, [S_t / N, (S_t + N - t) / N] (the unseen scores lie in [0, 1]), so
+it collapses to the exact mean once all N examples are seen, and with its own past (the running
+intersection is valid because the event holds for all t at once).
 
 Written by hand: the authors' package ``confseq`` does not build on Python >= 3.11.
 """
@@ -30,6 +45,8 @@ import math
 
 import torch
 
+KINDS = ("both", "eb", "hoeffding")
+
 
 def _check_delta(delta: float) -> float:
     delta = float(delta)
@@ -38,13 +55,34 @@ def _check_delta(delta: float) -> float:
     return delta
 
 
-def hoeffding_lambda(i: torch.Tensor, delta: float) -> torch.Tensor:
-    """The predictable bet for draw i (1-based): min(1, sqrt(8 log(2/delta) / (i log(i + 1))))."""
+def _check_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return kind
+
+
+def _bet_and_penalty(kind: str, i: torch.Tensor, delta: float, x, s_prev, q_prev):
+    """Bet lambda_i and penalty of draw i (1-based) from what is known before it (s_prev, q_prev: the sum of the
+    earlier draws and of their squared deviations from the running means)."""
     i = i.to(torch.float64)
-    return torch.sqrt(8.0 * math.log(2.0 / delta) / (i * torch.log1p(i))).clamp(max=1.0)
+    log_term = math.log(2.0 / delta)
+    if kind == "hoeffding":
+        lam = torch.sqrt(8.0 * log_term / (i * torch.log1p(i))).clamp(max=1.0)
+        return lam, lam * lam / 8.0
+    sigma2 = (0.25 + q_prev) / i
+    lam = torch.sqrt(2.0 * log_term / (sigma2 * i * torch.log1p(i))).clamp(max=0.5)
+    mu_prev = (0.5 + s_prev) / i
+    psi = -torch.log1p(-lam) - lam
+    return lam, psi * (x - mu_prev).square()
 
 
-def wor_hoeffding_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05) -> tuple[torch.Tensor, torch.Tensor]:
+def _own_deviation(x, s_prev, i):
+    """(X_i - mu_hat_i)^2 with mu_hat_i = (1/2 + S_i) / (i + 1): the term draw i adds to sigma_hat^2."""
+    return (x - (0.5 + s_prev + x) / (i + 1)).square()
+
+
+def wor_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05,
+                kind: str = "both") -> tuple[torch.Tensor, torch.Tensor]:
     """Confidence sequence for the mean of a finite population from draws without replacement.
 
     Parameters
@@ -55,13 +93,20 @@ def wor_hoeffding_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05)
         N, the population size (t <= N).
     delta : float
         The sequence covers the mean at every step simultaneously with probability >= 1 - delta.
+    kind : {"both", "eb", "hoeffding"}
+        Empirical Bernstein (variance-adaptive), Hoeffding, or their intersection at delta / 2 each
+        (default; see the module docstring).
 
     Returns
     -------
     lower, upper : (..., t) tensors
         The running-intersection interval after each draw.
     """
-    delta = _check_delta(delta)
+    delta, kind = _check_delta(delta), _check_kind(kind)
+    if kind == "both":
+        lo_e, hi_e = wor_mean_ci(x, population, delta / 2, kind="eb")
+        lo_h, hi_h = wor_mean_ci(x, population, delta / 2, kind="hoeffding")
+        return torch.maximum(lo_e, lo_h), torch.minimum(hi_e, hi_h)
     x = torch.as_tensor(x, dtype=torch.float64)
     t = x.shape[-1]
     if t > population:
@@ -69,16 +114,23 @@ def wor_hoeffding_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05)
     if x.numel() and (torch.isnan(x).any() or (x < 0).any() or (x > 1).any()):
         raise ValueError("draws must lie in [0, 1]")
     i = torch.arange(1, t + 1, dtype=torch.float64, device=x.device)
-    lam = hoeffding_lambda(i, delta)
+    s = torch.cumsum(x, -1)
+    prev = s - x
+    e = _own_deviation(x, prev, i)
+    q_prev = torch.cumsum(e, -1) - e
+    lam, pen = _bet_and_penalty(kind, i, delta, x, prev, q_prev)
     left = population - i + 1
-    prev = torch.cumsum(x, -1) - x
     centre = torch.cumsum(lam * (x + prev / left), -1)
     scale = torch.cumsum(lam * population / left, -1)
-    slack = math.log(2.0 / delta) + torch.cumsum(lam * lam / 8.0, -1)
-    s = torch.cumsum(x, -1)
+    slack = math.log(2.0 / delta) + torch.cumsum(pen, -1)
     lower = torch.maximum((centre - slack) / scale, s / population)
     upper = torch.minimum((centre + slack) / scale, (s + population - i) / population)
     return torch.cummax(lower, -1).values, torch.cummin(upper, -1).values
+
+
+def wor_hoeffding_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`wor_mean_ci` with ``kind="hoeffding"``."""
+    return wor_mean_ci(x, population, delta, kind="hoeffding")
 
 
 def _earlier_in_batch(rows: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -97,7 +149,7 @@ def _earlier_in_batch(rows: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor
 
 
 class WoRMeanCS:
-    """The same confidence sequence, updated online for an (R, n) grid of streams (repetitions x models).
+    """The same confidence sequences (``kind``), updated online for an (R, n) grid of streams (repetitions x models).
 
     Observations arrive in batches (R, k) of (row, score) pairs; a row may appear several times in a
     batch, in which case its draws are taken in batch order. The running intersection is taken once
@@ -106,17 +158,25 @@ class WoRMeanCS:
     about all n models at once use ``delta / n`` (union bound), as :func:`certify` expects.
     """
 
-    def __init__(self, reps: int, n: int, population: int, delta: float, device=None):
-        self.delta = _check_delta(delta)
+    def __init__(self, reps: int, n: int, population: int, delta: float, device=None, kind: str = "both"):
+        self.delta, self.kind = _check_delta(delta), _check_kind(kind)
+        self._parts = ([WoRMeanCS(reps, n, population, delta / 2, device, "eb"),
+                        WoRMeanCS(reps, n, population, delta / 2, device, "hoeffding")] if kind == "both" else [])
         self.population = int(population)
         shape = (reps, n)
         z = lambda: torch.zeros(shape, dtype=torch.float64, device=device)  # noqa: E731
-        self.count, self.sum, self.centre, self.scale, self.slack_sq = z(), z(), z(), z(), z()
+        self.count, self.sum, self.centre, self.scale, self.slack_sq, self.dev_sq = z(), z(), z(), z(), z(), z()
         self.lower = z()
         self.upper = torch.ones(shape, dtype=torch.float64, device=device)
         self._reps = torch.arange(reps, device=device)
 
     def update(self, rows: torch.Tensor, scores: torch.Tensor) -> None:
+        if self._parts:
+            for part in self._parts:
+                part.update(rows, scores)
+            self.lower = torch.maximum(self._parts[0].lower, self._parts[1].lower)
+            self.upper = torch.minimum(self._parts[0].upper, self._parts[1].upper)
+            return
         rows = rows.long()
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
         n_before, s_before = _earlier_in_batch(rows, x)
@@ -125,11 +185,14 @@ class WoRMeanCS:
         if bool((i > self.population).any()):
             raise ValueError("a stream received more draws than its population size")
         prev = self.sum[r, rows] + s_before
-        lam = hoeffding_lambda(i, self.delta)
+        e = _own_deviation(x, prev, i)
+        q_prev = self.dev_sq[r, rows] + _earlier_in_batch(rows, e)[1]
+        lam, pen = _bet_and_penalty(self.kind, i, self.delta, x, prev, q_prev)
         left = self.population - i + 1
         self.centre.index_put_((r, rows), lam * (x + prev / left), accumulate=True)
         self.scale.index_put_((r, rows), lam * self.population / left, accumulate=True)
-        self.slack_sq.index_put_((r, rows), lam * lam / 8.0, accumulate=True)
+        self.slack_sq.index_put_((r, rows), pen, accumulate=True)
+        self.dev_sq.index_put_((r, rows), e, accumulate=True)
         self.count.index_put_((r, rows), torch.ones_like(x), accumulate=True)
         self.sum.index_put_((r, rows), x, accumulate=True)
         self._refresh()
@@ -182,3 +245,26 @@ def certify_top_k(lower: torch.Tensor, upper: torch.Tensor, k: int) -> tuple[tor
     lo = lower.gather(-1, top).amin(dim=-1)
     others = upper.scatter(-1, top, -torch.inf).amax(dim=-1)
     return top, lo > others
+
+
+def paired_difference_ci(xa: torch.Tensor, xb: torch.Tensor, population: int,
+                         delta: float = 0.05) -> tuple[torch.Tensor, torch.Tensor]:
+    """Confidence sequence for mu_a - mu_b from two models scored on the same examples, in the same order.
+
+    The differences d_j = S_aj - S_bj in [-1, 1] are a finite population of ``population`` values; mapped to
+    (d + 1) / 2 in [0, 1] they go through the empirical-Bernstein :func:`wor_mean_ci`, and the interval is
+    mapped back (both kinds, as :func:`wor_mean_ci` by default).
+    Valid when the shared examples are drawn uniformly without replacement (synchronized sampling, as in
+    SySRs); on correlated models it is much narrower than the difference of two separate intervals, because
+    the differences vary less than the scores.
+
+    Returns
+    -------
+    lower, upper : (..., t) tensors for mu_a - mu_b
+    """
+    xa = torch.as_tensor(xa, dtype=torch.float64)
+    xb = torch.as_tensor(xb, dtype=torch.float64)
+    if xa.shape != xb.shape:
+        raise ValueError(f"paired scores need equal shapes, got {tuple(xa.shape)} and {tuple(xb.shape)}")
+    lo, hi = wor_mean_ci((xa - xb + 1.0) / 2.0, population, delta)
+    return 2.0 * lo - 1.0, 2.0 * hi - 1.0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from paperlib.confseq import WoRMeanCS, certify, wor_hoeffding_mean_ci
+from paperlib.confseq import WoRMeanCS, certify, wor_hoeffding_mean_ci, wor_mean_ci
 from paperlib.policies import make_policy
 from paperlib.stats import clopper_pearson
 
@@ -29,6 +29,47 @@ def loop_bounds(x, N, delta):
     return np.array(lows), np.array(highs)
 
 
+def loop_bounds_eb(x, N, delta):
+    """The empirical-Bernstein version, one draw at a time in plain floats (Waudby-Smith & Ramdas 2024, Eq. 26 bets)."""
+    lows, highs, lo_run, hi_run = [], [], 0.0, 1.0
+    a = b = pen = s = q = 0.0
+    for i, xi in enumerate(x, start=1):
+        sigma2 = (0.25 + q) / i
+        lam = min(0.5, math.sqrt(2 * math.log(2 / delta) / (sigma2 * i * math.log(i + 1))))
+        mu_prev = (0.5 + s) / i
+        pen += (-math.log(1 - lam) - lam) * (xi - mu_prev) ** 2
+        a += lam * (xi + s / (N - i + 1))
+        b += lam * N / (N - i + 1)
+        s += xi
+        q += (xi - (0.5 + s) / (i + 1)) ** 2
+        slack = math.log(2 / delta) + pen
+        lo_run = max(lo_run, (a - slack) / b, s / N)
+        hi_run = min(hi_run, (a + slack) / b, (s + N - i) / N)
+        lows.append(lo_run)
+        highs.append(hi_run)
+    return np.array(lows), np.array(highs)
+
+
+def test_empirical_bernstein_matches_the_inequality_solved_draw_by_draw():
+    rng = np.random.default_rng(1)
+    x = (rng.random(80) < 0.9).astype(float)
+    lo, hi = wor_mean_ci(torch.tensor(x), 120, 0.1, kind="eb")
+    want_lo, want_hi = loop_bounds_eb(x, 120, 0.1)
+    np.testing.assert_allclose(lo.numpy(), want_lo, rtol=1e-12)
+    np.testing.assert_allclose(hi.numpy(), want_hi, rtol=1e-12)
+
+
+def test_empirical_bernstein_is_narrower_on_low_variance_scores():
+    """p = 0.95: the variance is 0.0475 against Hoeffding's worst case 1/4, so after many draws the empirical
+    Bernstein width approaches sqrt(0.0475 / 0.25) = 0.44 of Hoeffding's (log factors aside)."""
+    x = torch.tensor((np.random.default_rng(2).random(2000) < 0.95).astype(float))
+    lo_e, hi_e = wor_mean_ci(x, 20000, 0.05, kind="eb")
+    lo_h, hi_h = wor_hoeffding_mean_ci(x, 20000, 0.05)
+    lo_b, hi_b = wor_mean_ci(x, 20000, 0.05)
+    assert float(hi_e[-1] - lo_e[-1]) < 0.6 * float(hi_h[-1] - lo_h[-1])
+    assert float(hi_e[-1] - lo_e[-1]) <= float(hi_b[-1] - lo_b[-1]) < float(hi_h[-1] - lo_h[-1])
+
+
 def test_matches_the_inequality_solved_draw_by_draw():
     rng = np.random.default_rng(0)
     x = rng.random(40)
@@ -45,9 +86,10 @@ def test_first_draw_closed_form():
     assert hi.item() == pytest.approx((0.7 + 9) / 10)
 
 
-def test_collapses_to_the_exact_mean_when_everything_is_seen():
+@pytest.mark.parametrize("kind", ["eb", "hoeffding"])
+def test_collapses_to_the_exact_mean_when_everything_is_seen(kind):
     x = torch.rand(25, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
-    lo, hi = wor_hoeffding_mean_ci(x, 25, 0.05)
+    lo, hi = wor_mean_ci(x, 25, 0.05, kind=kind)
     assert lo[-1].item() == pytest.approx(x.mean().item())
     assert hi[-1].item() == pytest.approx(x.mean().item())
     assert (hi - lo).diff().le(1e-15).all()
@@ -72,7 +114,7 @@ def test_online_batches_match_the_stream_form(repeats):
             for j in range(k):
                 streams[r, int(rows[r, j])].append(float(x[r, j]))
     for (r, i), xs in streams.items():
-        lo, hi = wor_hoeffding_mean_ci(torch.tensor(xs, dtype=torch.float64), N, 0.1)
+        lo, hi = wor_mean_ci(torch.tensor(xs, dtype=torch.float64), N, 0.1)
         if repeats:
             assert cs.lower[r, i].item() <= lo[-1].item() + 1e-12
             assert cs.upper[r, i].item() >= hi[-1].item() - 1e-12
@@ -81,13 +123,13 @@ def test_online_batches_match_the_stream_form(repeats):
             assert cs.upper[r, i].item() == pytest.approx(hi[-1].item(), abs=1e-12)
 
 
-def miss_rate(pop, runs, delta, seed, shrink=1.0):
+def miss_rate(pop, runs, delta, seed, shrink=1.0, kind="eb"):
     """Fraction of runs (random orders of ``pop``) in which the sequence misses the mean at some step."""
     g = torch.Generator().manual_seed(seed)
     N = len(pop)
     order = torch.rand(runs, N, generator=g).argsort(dim=1)
     x = torch.as_tensor(pop, dtype=torch.float64)[order][:, : N - 1]
-    lo, hi = wor_hoeffding_mean_ci(x, N, delta)
+    lo, hi = wor_mean_ci(x, N, delta, kind=kind)
     mid = (lo + hi) / 2
     lo, hi = mid - shrink * (mid - lo), mid + shrink * (hi - mid)
     mu = float(np.mean(pop))
@@ -105,19 +147,21 @@ def populations():
         yield "sysrs_musr best row (real)", data.load("sysrs_musr").scores[0].astype(float)
 
 
+@pytest.mark.parametrize("kind", ["eb", "hoeffding"])
 @pytest.mark.parametrize("name,pop", list(populations()))
-def test_coverage_at_every_step(name, pop):
+def test_coverage_at_every_step(name, pop, kind):
     """Misses at any step in at most delta of runs: the exact 95% lower bound of the miss rate stays below delta."""
     runs, delta = 2000, 0.1
-    k = miss_rate(pop, runs, delta, seed=11)
+    k = miss_rate(pop, runs, delta, seed=11, kind=kind)
     assert clopper_pearson(k, runs)[0] <= delta, (name, k)
 
 
-def test_the_coverage_check_has_power():
+@pytest.mark.parametrize("kind", ["eb", "hoeffding"])
+def test_the_coverage_check_has_power(kind):
     """The same check flags an interval shrunk to a fifth of its width around its centre."""
     pop = (np.random.default_rng(7).random(400) < 0.5).astype(float)
     runs, delta = 2000, 0.1
-    k = miss_rate(pop, runs, delta, seed=11, shrink=0.2)
+    k = miss_rate(pop, runs, delta, seed=11, shrink=0.2, kind=kind)
     assert clopper_pearson(k, runs)[0] > delta, k
 
 
@@ -293,3 +337,29 @@ def test_simulate_pulse_reports_its_doubly_robust_certificate():
     assert clopper_pearson(wrong, R)[0] <= 0.1
     lo, hi = res.best_ci[-1, :, 0], res.best_ci[-1, :, 1]
     assert (lo <= hi).all() and (hi - lo).mean() < 0.5
+
+
+def test_paired_difference_covers_and_beats_two_separate_intervals():
+    """Two correlated binary models (b = a except on 5% of examples): over 1,000 random orders the paired sequence
+    misses mu_a - mu_b in at most delta of runs, and at the end it is much narrower than the separate ones."""
+    from paperlib.confseq import paired_difference_ci
+
+    rng = np.random.default_rng(5)
+    N = 500
+    a = (rng.random(N) < 0.6).astype(float)
+    b = a.copy()
+    flip = rng.random(N) < 0.05
+    b[flip] = 1 - b[flip]
+    diff = a.mean() - b.mean()
+    g = torch.Generator().manual_seed(2)
+    order = torch.rand(1000, N, generator=g).argsort(dim=1)[:, :250]
+    xa, xb = torch.tensor(a)[order], torch.tensor(b)[order]
+    lo, hi = paired_difference_ci(xa, xb, N, 0.1)
+    miss = int(((lo > diff + 1e-12) | (hi < diff - 1e-12)).any(dim=1).sum())
+    assert clopper_pearson(miss, 1000)[0] <= 0.1
+    la, ha = wor_mean_ci(xa, N, 0.05)
+    lb, hb = wor_mean_ci(xb, N, 0.05)
+    separate = (ha - lb) - (la - hb)
+    assert float((hi - lo)[:, -1].mean()) < 0.75 * float(separate[:, -1].mean())
+    with pytest.raises(ValueError, match="equal shapes"):
+        paired_difference_ci(xa, xb[:, :10], N)
