@@ -93,6 +93,9 @@ def _params(args) -> dict:
     return params
 
 
+LONG_RUN_QUERIES = 10_000_000
+
+
 def _json_safe(value):
     """NaN and infinities become null: JSON has no such numbers (Python would write Infinity)."""
     if isinstance(value, float):
@@ -204,6 +207,10 @@ def cmd_judge(args) -> int:
     if args.reps < 1:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error")
+    if args.budget * args.reps > LONG_RUN_QUERIES:
+        print(f"note: {args.budget:,} queries x {args.reps} repetitions is a long run (ROBIN-HOOD steps query by "
+              "query: about 10 us per query and repetition on a CPU core); progress is shown on a terminal, "
+              "--quiet hides it", file=sys.stderr)
     judge = PoolJudge(pool, device=args.device)
     params = {}
     if args.method == "robin-hood":
@@ -247,12 +254,12 @@ def _pulse_v(args, m: int):
 
 
 def cmd_datasets(args) -> int:
-    from .data.registry import available
     from .data.registry import registry as registry_table
+    from .data.registry import status as dataset_status
 
     for name, info in registry_table().items():
-        status = "available" if available(name) else "missing"
-        print(f"{name:24s} {info.kind:15s} {str(info.shape):16s} {status:10s} {info.provenance[:70]}")
+        status = dataset_status(name, verify=True)
+        print(f"{name:24s} {info.kind:15s} {str(info.shape):16s} {status:17s} {info.provenance[:70]}")
     return 0
 
 

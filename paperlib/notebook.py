@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt
 from .ledger import Claim
 from .progress import send_progress_to
 
-KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data"}
+KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data",
+            "user": "user data"}
 _scratch: Path | None = None
 
 

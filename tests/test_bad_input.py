@@ -103,3 +103,50 @@ def test_stop_certified_freezes_each_repetition_at_its_certificate():
     budget = simulate("ucbe", mat, [n * m // 4, n * m], reps=30, seed=2, device="cpu", progress=False, delta=0.1,
                       batch_size=8)  # same checkpoints, so the same batches: stopping changes no decision
     assert (budget.calls == n * m).all() and (budget.certified_at == at).all()
+
+
+def test_judge_refuses_duplicate_item_ids_and_announces_a_long_run(tmp_path, capsys):
+    p = tmp_path / "pool.npz"
+    np.savez(p, scores=np.ones((3, 4)), item_ids=np.array(["a", "b", "a"]))
+    assert main(["judge", "--method", "uniform", "--judgments", str(p), "--budget", "20", "--quiet",
+                 "--json", str(tmp_path / "o.json")]) == 2
+    assert "duplicate item ids: a" in capsys.readouterr().err
+    q = tmp_path / "ok.npz"
+    np.savez(q, scores=np.random.default_rng(0).integers(0, 5, (4, 6)).astype(float))
+    from paperlib import cli
+
+    cli.LONG_RUN_QUERIES, old = 10, cli.LONG_RUN_QUERIES
+    try:
+        assert main(["judge", "--method", "uniform", "--judgments", str(q), "--budget", "12", "--quiet",
+                     "--json", str(tmp_path / "o.json")]) == 0
+    finally:
+        cli.LONG_RUN_QUERIES = old
+    assert "long run" in capsys.readouterr().err
+
+
+def test_a_users_matrix_is_not_labelled_real(npz, tmp_path):
+    out = tmp_path / "o.json"
+    assert main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.2", "--quiet",
+                 "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["data_kind"] == "user"
+    labelled = tmp_path / "real.npz"
+    np.savez(labelled, scores=np.full((3, 5), 0.5), kind="real")
+    assert main(["simulate", "--method", "ucbe", "--scores", str(labelled), "--budget-frac", "0.2", "--quiet",
+                 "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["data_kind"] == "real"
+
+
+def test_datasets_reports_a_checksum_mismatch(tmp_path, monkeypatch, capsys):
+    import importlib
+
+    reg = importlib.import_module("paperlib.data.registry")
+    name = next(n for n, d in reg.registry().items() if d.sha256 and d.needs_file)
+    fake = tmp_path / reg.info(name).file
+    fake.parent.mkdir(parents=True, exist_ok=True)
+    fake.write_bytes(b"not the data")
+    monkeypatch.setenv("PAPERLIB_DATA", str(tmp_path))
+    assert reg.locate(name) == fake
+    assert reg.status(name) == "checksum mismatch" and not reg.available(name, verify=True)
+    assert main(["datasets"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(name + " "))
+    assert "checksum mismatch" in line

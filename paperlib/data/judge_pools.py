@@ -122,6 +122,10 @@ class JudgePool:
         ids = np.arange(arr.shape[0]) if item_ids is None else np.asarray(item_ids)
         if ids.shape != (arr.shape[0],):
             raise JudgeDataError(f"{name}: item_ids has shape {ids.shape}, expected ({arr.shape[0]},)")
+        uniq, counts = np.unique(ids.astype(str), return_counts=True)
+        if (counts > 1).any():
+            raise JudgeDataError(f"{name}: duplicate item ids: {', '.join(uniq[counts > 1][:5])} (one row per item; "
+                                 "repeated judgments of an item go in its row)")
         hum = None if human is None else np.asarray(human, dtype=np.float64)
         if hum is not None and hum.shape != (arr.shape[0],):
             raise JudgeDataError(f"{name}: human has shape {hum.shape}, expected ({arr.shape[0]},)")

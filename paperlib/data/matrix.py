@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-KINDS = ("real", "semi-synthetic", "synthetic")
+KINDS = ("real", "semi-synthetic", "synthetic", "user")  # "user": a file of the user's own, kind not declared
 MISSING_POLICIES = ("error", "drop-columns")
 
 
@@ -169,8 +169,10 @@ class ScoreMatrix:
         return f"ScoreMatrix(name={self.name!r}, kind={self.kind!r}, shape=({n}, {m}))"
 
 
-def load_npz(path: str | Path, kind: str = "real", name: str | None = None, missing: str = "error") -> ScoreMatrix:
-    """Read an ``.npz`` with a ``scores`` array (optional ``row_ids``, ``col_ids``)."""
+def load_npz(path: str | Path, kind: str | None = None, name: str | None = None, missing: str = "error") -> ScoreMatrix:
+    """Read an ``.npz`` with a ``scores`` array (optional ``row_ids``, ``col_ids``, and ``kind``, one of
+    :data:`KINDS`). The kind is, in order: the argument, the file's own ``kind`` entry, else ``"user"``
+    (a user's file is not labelled real data unless it says so)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"score file not found: {path}")
@@ -184,4 +186,6 @@ def load_npz(path: str | Path, kind: str = "real", name: str | None = None, miss
         scores = z["scores"]
         row_ids = z["row_ids"] if "row_ids" in z.files else None
         col_ids = z["col_ids"] if "col_ids" in z.files else None
+        if kind is None:
+            kind = str(z["kind"]) if "kind" in z.files else "user"
     return ScoreMatrix.from_array(scores, row_ids, col_ids, kind=kind, name=name or path.stem, missing=missing)

@@ -110,16 +110,34 @@ def locate(name: str) -> Path:
     )
 
 
-def available(name: str) -> bool:
-    """True when a dataset can be loaded here (generated, or its file is present)."""
+def available(name: str, verify: bool = False) -> bool:
+    """True when a dataset can be loaded here (generated, or its file is present; with ``verify``, and its
+    SHA-256 matches the registry's)."""
+    return status(name, verify) == "available"
+
+
+def status(name: str, verify: bool = True) -> str:
+    """``available``, ``missing`` or ``checksum mismatch`` (the last only with ``verify``)."""
     ds = info(name)
     if ds.generator.get("type") == "low-rank-logistic":
-        return True
+        return "available"
     try:
-        locate(name)
+        path = locate(name)
     except DatasetNotFoundError:
-        return False
-    return True
+        return "missing"
+    if verify and ds.sha256 and _sha256_cached(str(path), *_stamp(path)) != ds.sha256:
+        return "checksum mismatch"
+    return "available"
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = Path(path).stat()
+    return st.st_size, st.st_mtime_ns
+
+
+@lru_cache(maxsize=256)
+def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
+    return sha256_file(Path(path))
 
 
 def available_datasets(kind: str | None = None) -> list[str]:
