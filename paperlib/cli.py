@@ -40,8 +40,8 @@ def _simulate_parser(sub):
     p.add_argument("--budget-frac", required=True, type=float,
                    help="budget as a fraction of all n*m pairs, in (0, 1]; calls = round(F * n * m)")
     p.add_argument("--batch-size", type=int, default=None,
-                   help="pairs per step (default: 1 for ucbe, 32 for the LRF methods, 64 for pulse, naive-pooling and "
-                        "ucbe-batch, 1024 for row-mean and filled-subset, whose results do not depend on it)")
+                   help="pairs per step (default: 1 for ucbe and ucbe-sync, 32 for the LRF methods, 64 for pulse, naive-pooling and "
+                        "ucbe-batch, 1024 for row-mean and filled-subset and 256 for sysrs, whose results do not depend on it)")
     p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are deterministic per seed and device type")
     p.add_argument("--json", required=True, type=Path, help="output JSON path")
@@ -78,7 +78,7 @@ def _simulate_parser(sub):
 
 def _params(args) -> dict:
     params = {}
-    if args.method == "ucbe":
+    if args.method in ("ucbe", "ucbe-sync"):
         params["a"] = args.a
     if args.method in LRF_METHODS:
         params.update(eta=args.eta, rank=args.rank or 1, ensemble=args.ensemble, warmup_frac=args.warmup_frac)

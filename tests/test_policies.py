@@ -51,6 +51,10 @@ def test_exact_budget_no_repeats(method, budget):
         with pytest.raises(ValueError, match="warm-up"):
             run_collect(method, scores, budget, reps=3, batch_size=7)
         return
+    if method == "sysrs" and budget < 12:  # Successive Rejects needs one evaluation of every model
+        with pytest.raises(ValueError, match="one evaluation"):
+            run_collect(method, scores, budget, reps=3, batch_size=7)
+        return
     pol, pairs = run_collect(method, scores, budget, reps=3, batch_size=7)
     assert pol.spent == budget and pairs.shape[1] == budget
     for r in range(3):

@@ -16,6 +16,7 @@ from typing import Callable
 from .allocation import Robin, RobinHood, Uniform
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, UCBEBackbone
+from .sysrs import SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
@@ -69,6 +70,10 @@ _SPECS = [
     MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1)", "backbone", True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)", "backbone", True),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
+    MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
+               "baseline"),
+    MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
+               "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe"),
     MethodSpec("uniform", Uniform, JUDGE, "Uniform", "round-robin over the items (Saha et al. 2026, Sec. 5)", "judge"),
     MethodSpec("robin", Robin, JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
     MethodSpec("robin-hood", RobinHood, JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",

@@ -1,0 +1,112 @@
+"""SySRs (synchronized Successive Rejects, Lyu et al. 2026) and synchronized UCB-E."""
+
+import math
+
+import pytest
+import torch
+
+from paperlib.data.synthetic import low_rank_logistic
+from paperlib.policies import make_policy
+from paperlib.policies.sysrs import sr_schedule
+
+
+def logbar(k):
+    return 0.5 + sum(1 / i for i in range(2, k + 1))
+
+
+@pytest.mark.parametrize("K,T,m", [(5, 100, 1000), (10, 2000, 5000), (20, 400, 100), (7, 700, 100)])
+def test_schedule_is_successive_rejects_within_the_budget(K, T, m):
+    ns = sr_schedule(K, T, m)
+    cost = sum(ns) + ns[-1]
+    assert len(ns) == K - 1 and ns == sorted(ns) and ns[0] >= 1 and max(ns) <= m
+    assert T - K < cost <= T  # the budget is used up to rounding
+    classic = [math.ceil((T - K) / (logbar(K) * (K + 1 - k))) for k in range(1, K)]
+    if max(classic) <= m:  # no cap binds: within rounding of Audibert et al.'s n_k
+        assert all(abs(a - b) <= 2 + 0.05 * b for a, b in zip(ns, classic, strict=True))
+
+
+def test_schedule_caps_phases_and_spreads_the_spare_budget():
+    ns = sr_schedule(5, 5 * 30 - 3, 30)
+    assert ns[-2:] == [30, 30] and ns[0] < 30
+    assert sr_schedule(5, 5 * 30, 30) == [30] * 4  # the whole matrix
+    with pytest.raises(ValueError, match="one evaluation"):
+        sr_schedule(5, 4, 30)
+
+
+def run(pol, scores):
+    s = torch.tensor(scores)
+    asked = []
+    while not pol.done:
+        req = pol.ask()
+        asked.append((req.rows.clone(), req.cols.clone()))
+        pol.tell(req, s[req.rows, req.cols])
+    return asked
+
+
+@pytest.mark.parametrize("budget", [600, 1234, 12 * 200])
+def test_sysrs_is_synchronized_rejects_the_worst_and_spends_the_budget(budget):
+    mat = low_rank_logistic(12, 200, rank=2, gap=0.05, seed=1)
+    R = 6
+    pol = make_policy("sysrs", 12, 200, budget, reps=R, seed=2, batch_size=37)
+    asked = run(pol, mat.scores)
+    rows = torch.cat([a[0] for a in asked], 1)
+    cols = torch.cat([a[1] for a in asked], 1)
+    assert rows.shape[1] == budget
+    for r in range(R):
+        pairs = set(zip(rows[r].tolist(), cols[r].tolist(), strict=True))
+        assert len(pairs) == budget  # no pair twice
+        order = {}
+        for i, j in zip(rows[r].tolist(), cols[r].tolist(), strict=True):
+            order.setdefault(i, []).append(j)
+        seqs = sorted(order.values(), key=len)
+        longest = seqs[-1]
+        for seq in seqs[:-1] if budget < 12 * 200 else seqs:
+            if len(seq) <= pol.schedule[-1]:
+                assert seq == longest[: len(seq)]  # every model's j-th example is the run's j-th shared example
+    assert int((~pol.alive).sum(1).min()) == 11  # one survivor per run
+
+
+def test_sysrs_rejects_the_lowest_mean_of_each_phase():
+    """Replay one run phase by phase: the rejected model has the lowest sum over the shared examples so far."""
+    mat = low_rank_logistic(6, 300, rank=2, gap=0.05, seed=4)
+    pol = make_policy("sysrs", 6, 300, 900, reps=1, seed=0, batch_size=1000)
+    s = torch.tensor(mat.scores)
+    alive_before = pol.alive.clone()
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+        if (pol.alive != alive_before).any():
+            gone = int((alive_before & ~pol.alive).nonzero()[0, 1])
+            sums = pol.state.sums[0]
+            survivors = alive_before[0].nonzero()[:, 0]
+            assert sums[gone] == sums[survivors].min()
+            alive_before = pol.alive.clone()
+
+
+@pytest.mark.slow
+def test_sysrs_finds_a_clear_best_more_often_than_chance():
+    """A 10 x 400 matrix with a 0.1 gap, 20% budget, 200 runs: the survivor is the best in > 90% (exact 95% bound)."""
+    from paperlib.stats import clopper_pearson
+
+    mat = low_rank_logistic(10, 400, rank=2, gap=0.1, seed=3)
+    pol = make_policy("sysrs", 10, 400, 800, reps=200, seed=1)
+    run(pol, mat.scores)
+    k = int((pol.best().numpy() == mat.best).sum())
+    assert clopper_pearson(k, 200)[0] > 0.9
+
+
+def test_ucbe_sync_uses_one_shared_order_per_run():
+    mat = low_rank_logistic(8, 100, rank=2, gap=0.05, seed=2)
+    R = 5
+    pol = make_policy("ucbe-sync", 8, 100, 300, reps=R, seed=0, batch_size=8)
+    asked = run(pol, mat.scores)
+    rows = torch.cat([a[0] for a in asked], 1)
+    cols = torch.cat([a[1] for a in asked], 1)
+    shared = [pol.order(torch.tensor(r), torch.tensor(3), torch.arange(100)).tolist() for r in range(R)]
+    assert shared[0] != shared[1]  # one order per run, not one for all runs
+    for r in range(R):
+        seqs = {}
+        for i, j in zip(rows[r].tolist(), cols[r].tolist(), strict=True):
+            seqs.setdefault(i, []).append(j)
+        assert all(set(v) == set(shared[r][: len(v)]) for v in seqs.values())
+    assert sorted(shared[0]) == list(range(100))
