@@ -110,3 +110,15 @@ def test_ucbe_sync_uses_one_shared_order_per_run():
             seqs.setdefault(i, []).append(j)
         assert all(set(v) == set(shared[r][: len(v)]) for v in seqs.values())
     assert sorted(shared[0]) == list(range(100))
+
+
+def test_simulate_runs_sysrs_once_per_budget():
+    """SySRs' phases depend on the budget, so each checkpoint is its own run: checkpoint b of a multi-budget
+    simulation equals a simulation with budget b alone (same seed)."""
+    from paperlib.simulate import simulate
+
+    mat = low_rank_logistic(8, 150, rank=2, gap=0.05, seed=5)
+    both = simulate("sysrs", mat, [120, 600], reps=20, seed=3, device="cpu", progress=False)
+    alone = simulate("sysrs", mat, [120], reps=20, seed=3, device="cpu", progress=False)
+    assert (both.best[0] == alone.best[0]).all() and both.budgets.tolist() == [120, 600]
+    assert both.best.shape == (2, 20)

@@ -134,6 +134,9 @@ class Policy(ABC):
     #: True when each row's examples are drawn uniformly without replacement (whatever the row choice),
     #: the condition of the confidence sequences in :mod:`paperlib.confseq`.
     uniform_within_row = False
+    #: True when the run with budget T is the first T evaluations of any run with a larger budget, so one
+    #: run yields every smaller budget's result (:func:`paperlib.simulate.simulate` relies on it).
+    anytime = True
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         for name, value in (("n", n), ("m", m), ("reps", reps)):

@@ -75,6 +75,7 @@ class SySRs(Policy):
     """
 
     name = "sysrs"
+    anytime = False  # the phase lengths depend on the budget
     uniform_within_row = True  # each model's examples are a prefix of the run's shared uniform order
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, batch_size: int = 256):

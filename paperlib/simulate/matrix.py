@@ -1,9 +1,10 @@
 """Drive a policy against a complete score matrix: R repetitions as one tensor program.
 
-Every policy here is prefix-consistent: the run with budget T is the first T evaluations of a
-run with a larger budget. One run to the largest budget therefore yields the predictions at
+Most policies are prefix-consistent (``anytime``): the run with budget T is the first T evaluations
+of a run with a larger budget. One run to the largest budget therefore yields the predictions at
 every smaller budget (``checkpoints``); a batch that would cross a checkpoint is cut at it, so
-each checkpoint's state is that of a run that spent exactly that budget.
+each checkpoint's state is that of a run that spent exactly that budget. A policy whose plan depends
+on its budget (SySRs) is run once per checkpoint instead.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import torch
 from ..confseq import WoRMeanCS, certify
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
-from ..policies import make_policy
+from ..policies import METHODS, make_policy, parse
 from ..progress import progress_bar
 
 
@@ -120,6 +121,23 @@ def interval_tracker(policy, delta_row: float):
     return WoRMeanCS(policy.reps, policy.n, policy.m, delta_row, device=policy.device)
 
 
+def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params):
+    """A policy whose plan depends on its budget (SySRs' phases) is run once per checkpoint budget, with the
+    same seed, and the runs are stacked as if they were checkpoints."""
+    runs = [simulate(method, matrix, [b], reps=reps, seed=seed, device=device, progress=progress, delta=delta,
+                     stop=stop, tie_tol=tie_tol, **params) for b in budgets]
+    first = runs[0]
+    cat = (lambda name: None if getattr(first, name) is None  # noqa: E731
+           else np.concatenate([getattr(r, name) for r in runs]))
+    return SimResult(
+        method=method, dataset=first.dataset, kind=first.kind, budgets=np.asarray(budgets),
+        estimates=cat("estimates"), best=cat("best"), true_means=first.true_means,
+        wall_s=sum(r.wall_s for r in runs), seed=seed, device=first.device, params=first.params, delta=first.delta,
+        certified=cat("certified"), best_ci=cat("best_ci"), certified_at=runs[-1].certified_at, calls=runs[-1].calls,
+        tie_tol=first.tie_tol,
+    )
+
+
 _ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at", "calls")
 
 
@@ -178,6 +196,8 @@ def simulate(
     if not (isinstance(tie_tol, (int, float)) and 0.0 <= float(tie_tol) < 1.0):
         raise ValueError(f"tie_tol must lie in [0, 1), got {tie_tol!r}")
     n, m = matrix.shape
+    if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
+        return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params)
     dev = get_device(device)
     t0 = time.perf_counter()
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
