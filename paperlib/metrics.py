@@ -202,3 +202,26 @@ def human_correlations(estimates: np.ndarray, human: np.ndarray) -> dict[str, np
         out["spearman"].append(stats.spearmanr(row, h).statistic)
         out["kendall"].append(stats.kendalltau(row, h).statistic)
     return {k: np.asarray(v).reshape(est.shape[:-1]) for k, v in out.items()}
+
+
+def confidence_budget(fracs, accuracy, level: float) -> float:
+    """CB_T of Lyu et al. (2026): the smallest budget fraction from which accuracy stays >= ``level`` at every
+    larger budget of the grid; NaN when even the largest budget is below ``level``.
+
+    Parameters
+    ----------
+    fracs : increasing budget fractions
+    accuracy : accuracy (probability of finding the best model) at each fraction
+    level : T, e.g. 0.7, 0.8, 0.9, 0.95 or 1
+    """
+    fracs = np.asarray(fracs, dtype=float)
+    acc = np.asarray(accuracy, dtype=float)
+    if fracs.shape != acc.shape or fracs.ndim != 1 or not fracs.size:
+        raise ValueError(f"fracs and accuracy must be 1-D of equal length, got {fracs.shape} and {acc.shape}")
+    if np.any(np.diff(fracs) <= 0):
+        raise ValueError("fracs must be strictly increasing")
+    ok = acc >= level
+    if not ok[-1]:
+        return float("nan")
+    bad = np.flatnonzero(~ok)
+    return float(fracs[bad[-1] + 1] if bad.size else fracs[0])

@@ -67,3 +67,16 @@ def test_corollary1_formulas():
     assert corollary1_bound(1000, 10, 100.0) == pytest.approx(1 - 2 * 1000 * 10 * math.exp(-990 / 1800))
     t = smallest_informative_budget(5, 30.0)
     assert corollary1_bound(int(t), 5, 30.0) > 0 >= corollary1_bound(int(t) - 2, 5, 30.0)
+
+
+def test_confidence_budget_is_where_accuracy_stays_above_the_level():
+    from paperlib.metrics import confidence_budget
+
+    fracs = [0.01, 0.02, 0.03, 0.04, 0.05]
+    acc = [0.5, 0.92, 0.88, 0.95, 0.97]
+    assert confidence_budget(fracs, acc, 0.9) == 0.04  # 0.02 reaches 0.9 but 0.03 falls back below
+    assert confidence_budget(fracs, acc, 0.8) == 0.02
+    assert confidence_budget(fracs, acc, 0.5) == 0.01
+    assert np.isnan(confidence_budget(fracs, acc, 1.0))
+    with pytest.raises(ValueError, match="increasing"):
+        confidence_budget([0.02, 0.01], [1, 1], 0.9)
