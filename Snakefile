@@ -8,6 +8,7 @@ include: "workflow/rules/zhou.smk"
 include: "workflow/rules/robin.smk"
 include: "workflow/rules/pulse.smk"
 include: "workflow/rules/search.smk"
+include: "workflow/rules/race.smk"
 include: "workflow/rules/ledger.smk"
 
 
@@ -27,3 +28,4 @@ rule all:
         rules.pulse_coverage.output,
         rules.pulse_lowrank.output.csv,
         rules.search_certified.output.fig,
+        rules.race.output.fig,

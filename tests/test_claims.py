@@ -414,3 +414,35 @@ def test_search_certified_claims_verdicts():
     assert savings_claims(_savings(0, 50, 0), 0.05)[0].verdict == "fails"
     for c in [correctness_claim(_savings(50, 50, 0), 0.05), *savings_claims(_savings(48, 50, 0), 0.05)]:
         assert states_uncertainty(c) and c.claim.startswith("search-")
+
+
+# ------------------------------------------------------------------ the race (beyond the papers)
+def _race_acc(sysrs, ucbe, reps=200):
+    import pandas as pd
+
+    rows = []
+    for meth, accs in (("sysrs", sysrs), ("ucbe", ucbe)):
+        for j, a in enumerate(accs):
+            rows.append(dict(dataset="d", method=meth, frac=(j + 1) / 100, accuracy=a, reps=reps))
+    return pd.DataFrame(rows)
+
+
+def test_race_claims_verdicts():
+    import pandas as pd
+
+    from paperlib.papers.race.claims import sysrs_vs_ucbe_claim, worst_case_budget_claim
+    from paperlib.papers.race.experiments import confidence_budgets, winners
+
+    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.9], [0.5, 0.6])).verdict == "holds"
+    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.5], [0.5, 0.9])).verdict == "partly"
+    assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.7, 0.9])).verdict == "fails"
+    assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.52, 0.61])).verdict == "fails"  # nothing significant
+    acc = pd.DataFrame([dict(dataset=d, method=mth, frac=f, accuracy=a)
+                        for d, table in (("a", {"sysrs": [0.5, 0.96, 0.97], "ucbe": [0.96, 0.97, 0.99]}),
+                                         ("b", {"sysrs": [0.96, 0.96, 0.97], "ucbe": [0.2, 0.5, 0.9]}))
+                        for mth, accs in table.items() for f, a in zip([0.01, 0.02, 0.03], accs, strict=True)])
+    cb = confidence_budgets(acc, [0.95], [0.01, 0.02, 0.03])
+    w = winners(cb, 0.95, 0.0)
+    assert w.loc["a", "winners"] == "ucbe" and w.loc["b", "winners"] == "sysrs"
+    c = worst_case_budget_claim(cb, 0.95)
+    assert c.verdict == "holds" and "ucbe beyond the grid" in c.measured  # ucbe never reaches 0.95 on b

@@ -84,7 +84,7 @@ def test_every_rule_declares_its_resources():
 def test_snakefile_only_includes_the_rule_files():
     snake = (ROOT / "Snakefile").read_text()
     included = re.findall(r'^include: "([^"]+)"', snake, re.M)
-    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "search", "ledger")]
+    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "search", "race", "ledger")]
     assert "shell:" not in snake and "rule all" in snake
 
 

@@ -20,7 +20,7 @@ import yaml
 from .. import paths
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.yaml")
-PAPERS = ("zhou", "robin", "pulse", "search")
+PAPERS = ("zhou", "robin", "pulse", "search", "race")
 
 
 class ConfigError(ValueError):
@@ -73,7 +73,8 @@ def check_semantics(cfg: dict) -> None:
     reg = registry()
     z, r, p = cfg["zhou"], cfg["robin"], cfg["pulse"]
     for key, names in (("zhou.datasets", z["datasets"]), ("zhou.ablation.datasets", z["ablation"]["datasets"]),
-                       ("pulse.datasets", p["datasets"]), ("search.datasets", cfg["search"]["datasets"])):
+                       ("pulse.datasets", p["datasets"]), ("search.datasets", cfg["search"]["datasets"]),
+                       ("race.datasets", cfg["race"]["datasets"])):
         for name in names:
             if name not in reg:
                 raise ConfigError(f"config: {key}: unknown dataset '{name}' (see data/registry.yaml)")
@@ -94,6 +95,7 @@ def check_semantics(cfg: dict) -> None:
     if "delta" not in r["ucb_forms"]:
         raise ConfigError("config: robin.ucb_forms must contain 'delta'")
     _increasing(p["bandit_fracs"], "pulse.bandit_fracs")
+    _increasing(cfg["race"]["budget_fracs"], "race.budget_fracs")
     for ds in p["gaps"]:
         if ds != "default" and ds not in p["datasets"]:
             raise ConfigError(f"config: pulse.gaps.{ds} names a dataset not in pulse.datasets")

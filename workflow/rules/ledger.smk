@@ -17,6 +17,7 @@ rule claims:
         rules.pulse_theory.output.claims,
         rules.pulse_coverage.output.claims,
         rules.search_certified.output.claims,
+        rules.race.output.claims,
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",
