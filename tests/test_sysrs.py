@@ -122,3 +122,17 @@ def test_simulate_runs_sysrs_once_per_budget():
     alone = simulate("sysrs", mat, [120], reps=20, seed=3, device="cpu", progress=False)
     assert (both.best[0] == alone.best[0]).all() and both.budgets.tolist() == [120, 600]
     assert both.best.shape == (2, 20)
+
+
+@pytest.mark.parametrize("n,m", [(80, 437), (9, 31), (83, 500)])
+def test_every_budget_of_a_grid_is_spent_exactly(n, m):
+    """Rounding leftovers (several phases can grow at once) are spent without asking a pair twice."""
+    mat = low_rank_logistic(n, m, rank=2, gap=0.02, seed=0)
+    for frac in (0.01, 0.07, 0.13, 0.29, 0.5, 0.99):
+        budget = max(n, int(round(frac * n * m)))
+        pol = make_policy("sysrs", n, m, budget, reps=2, seed=1)
+        asked = run(pol, mat.scores)
+        rows = torch.cat([a[0] for a in asked], 1)
+        cols = torch.cat([a[1] for a in asked], 1)
+        assert rows.shape[1] == budget
+        assert len(set(zip(rows[0].tolist(), cols[0].tolist(), strict=True))) == budget

@@ -12,8 +12,8 @@ On a benchmark a model cannot be evaluated more than m times, so the phase lengt
 the budget the caps free is spread over the uncapped phases: n_k = min(m, floor(c / (K + 1 - k))) with
 the largest c whose total cost sum_{k<K} n_k + n_{K-1} fits the budget (our reading of the paper's
 schedule, which we could only read in its abstract). What rounding leaves is spent on the two finalists
-(further synchronized examples, up to m), then on rejected models' next examples, which change no
-decision.
+(further synchronized examples, up to m), then on the rejected models with the most examples left,
+which changes no decision.
 """
 
 from __future__ import annotations
@@ -120,14 +120,16 @@ class SySRs(Policy):
         return rows, cols
 
     def _spill(self, k):
-        """Pairs beyond the schedule (rounding leftovers): the next examples of the first rejected model."""
+        """Pairs beyond the schedule (rounding leftovers): the next examples of the rejected model with the most
+        examples left (the same count in every repetition, since all follow one schedule)."""
         counts = self.state.counts.long()
-        dead = (~self.alive).nonzero()[:, 1].view(self.reps, -1)[:, :1]
-        c = counts.gather(1, dead)
-        pos = c + torch.arange(k, device=self.device)
-        if bool((pos >= self.m).any()):
-            raise RuntimeError("the budget left after the schedule exceeds a rejected model's examples")
-        rows = dead.expand(-1, k)
+        room = torch.where(self.alive, torch.full_like(counts, -1), self.m - counts)
+        row = room.argmax(dim=1, keepdim=True)
+        k = min(k, int(room.gather(1, row).min()))
+        if k < 1:
+            raise RuntimeError("the budget left after the schedule exceeds the rejected models' examples")
+        pos = counts.gather(1, row) + torch.arange(k, device=self.device)
+        rows = row.expand(-1, k)
         return rows, self.order(self._rep_index[:, None], torch.zeros_like(rows), pos)
 
     def _update(self, rows, cols, scores):
