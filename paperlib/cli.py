@@ -294,8 +294,10 @@ def _search_parser(sub):
     p.add_argument("--budget", type=int, default=None, help="most scorer calls (default: every pair)")
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
-    p.add_argument("--method", default="ucbe", choices=["ucbe", "ucbe-batch", "row-mean", "filled-subset"],
-                   help="policy (default ucbe); these draw each model's examples uniformly, which the intervals need")
+    p.add_argument("--method", default="auto", choices=["auto", "ucbe", "ucbe-batch", "ucbe-sync", "row-mean",
+                                                          "filled-subset"],
+                   help="policy (default auto = ucbe: stopping at a certificate needs an anytime method); these draw "
+                        "each model's examples uniformly, which the intervals need")
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
                    help="stop once certified (default) or spend the whole budget")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -315,7 +317,8 @@ def cmd_search(args) -> int:
         raise ValueError(f"--timeout must be > 0, got {args.timeout}")
     models, examples = read_models(args.models), read_examples(args.examples)
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
-    out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=args.method,
+    method = "ucbe" if args.method == "auto" else args.method
+    out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
                      budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
                      retries=args.retries, max_failures=args.max_failures, stop=args.stop, progress=not args.quiet)
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))

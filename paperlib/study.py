@@ -38,7 +38,7 @@ from .confseq import WoRMeanCS, certify, certify_top_k
 from .policies import make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
-STUDY_METHODS = ("ucbe", "ucbe-batch", "row-mean", "filled-subset")
+STUDY_METHODS = ("ucbe", "ucbe-batch", "ucbe-sync", "row-mean", "filled-subset")
 
 
 class JournalError(ValueError):

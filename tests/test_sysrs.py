@@ -136,3 +136,16 @@ def test_every_budget_of_a_grid_is_spent_exactly(n, m):
         cols = torch.cat([a[1] for a in asked], 1)
         assert rows.shape[1] == budget
         assert len(set(zip(rows[0].tolist(), cols[0].tolist(), strict=True))) == budget
+
+
+def test_auto_is_the_documented_choice():
+    """make_policy('auto') is SySRs (the race's most reliable method); simulate and the CLI accept it."""
+    from paperlib.policies.sysrs import SySRs
+    from paperlib.simulate import simulate
+
+    pol = make_policy("auto", 10, 100, 300)
+    assert isinstance(pol, SySRs) and pol.name == "auto"
+    mat = low_rank_logistic(10, 100, rank=2, gap=0.05, seed=1)
+    a = simulate("auto", mat, [300], reps=10, seed=4, device="cpu", progress=False)
+    b = simulate("sysrs", mat, [300], reps=10, seed=4, device="cpu", progress=False)
+    assert (a.best == b.best).all()

@@ -16,7 +16,7 @@ from typing import Callable
 from .allocation import Robin, RobinHood, Uniform
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, UCBEBackbone
-from .sysrs import SySRs, UCBESync
+from .sysrs import Auto, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
@@ -74,6 +74,9 @@ _SPECS = [
                "baseline"),
     MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
                "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe"),
+    MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
+               "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
+               "baseline"),
     MethodSpec("uniform", Uniform, JUDGE, "Uniform", "round-robin over the items (Saha et al. 2026, Sec. 5)", "judge"),
     MethodSpec("robin", Robin, JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
     MethodSpec("robin-hood", RobinHood, JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",
