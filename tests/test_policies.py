@@ -228,3 +228,23 @@ def test_live_user_single_repetition():
         req = pol.ask()
         pol.tell(req, [[float(scores.scores[req.rows[0, 0], req.cols[0, 0]])]])
     assert int(pol.best()[0]) == 3
+
+
+def test_lrf_refit_every_k_batches():
+    """refit_every = 3: after the warm-up, the ensemble is refitted on every third batch only (and at the first)."""
+    mat = low_rank_logistic(6, 40, gap=0.1, seed=2)
+    pol = make_policy("ucbe-lrf", 6, 40, 6 * 40 // 2, reps=2, seed=0, device="cpu", batch_size=4, refit_every=3,
+                      ensemble=4, warmup_frac=0.05)
+    fits = []
+    orig = pol.oracle.fit
+    pol.oracle.fit = lambda obs: (fits.append(pol.spent), orig(obs))[1]
+    s = torch.tensor(mat.scores)
+    steps = 0
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+        steps += 1
+    active = steps - 1  # the first request is the whole warm-up
+    assert active >= 6 and len(fits) == 1 + active // 3  # after the warm-up, then on active batches 3, 6, ...
+    with pytest.raises(ValueError, match="refit_every"):
+        make_policy("ucbe-lrf", 6, 40, 100, refit_every=0)

@@ -49,7 +49,12 @@ def select_in_best_rows(
 
 
 class _LRFPolicy(Policy):
-    """Shared machinery: warm-up on uniform random pairs (T0), observed matrix, LRF oracle."""
+    """Shared machinery: warm-up on uniform random pairs (T0), observed matrix, LRF oracle.
+
+    ``refit_every`` (batches between ensemble refits; the paper refits after every batch, 1) and
+    ``refit_sweeps`` (ALS sweeps per warm-started refit, 2) set the cost of a run, which grows with the
+    square of the matrix at the paper's settings; benchmarks/RESULTS.md measures what fewer refits change.
+    """
 
     def __init__(
         self,
@@ -67,6 +72,7 @@ class _LRFPolicy(Policy):
         drop: float = 0.05,
         init_sweeps: int = 20,
         refit_sweeps: int = 2,
+        refit_every: int = 1,
     ):
         super().__init__(n, m, budget, reps, seed, device)
         if not 0.0 <= warmup_frac <= 1.0:
@@ -76,6 +82,10 @@ class _LRFPolicy(Policy):
         if eta < 0:
             raise ValueError(f"eta must be >= 0, got {eta}")
         self.batch_size, self.eta = int(batch_size), float(eta)
+        if int(refit_every) != refit_every or refit_every < 1:
+            raise ValueError(f"refit_every must be a positive integer, got {refit_every}")
+        self.refit_every = int(refit_every)
+        self._batches_since_fit = 0
         self.warmup = self._warmup_size(warmup_frac)
         self.warm_order = random_pair_order(self.reps, n, m, self.gen, self.device)[:, : self.warmup]
         self.obs = ObservedMatrix(self.reps, n, m, self.budget, self.device)
@@ -111,7 +121,10 @@ class _LRFPolicy(Policy):
     def _update(self, rows, cols, scores):
         self.obs.add(rows, cols, scores)
         if self.spent + rows.shape[1] >= self.warmup and self.refits_every_batch:
-            self._refit()
+            self._batches_since_fit += 1
+            if self.pred is None or self._batches_since_fit >= self.refit_every:
+                self._refit()
+                self._batches_since_fit = 0
 
     refits_every_batch = True
 
@@ -142,7 +155,8 @@ class UCBELRF(_LRFPolicy):
     name = "ucbe-lrf"
 
     def bounds(self) -> torch.Tensor:
-        b = (self.filled() + self.eta * self.unc).mean(dim=2)
+        unc = torch.where(self.obs.mask, torch.zeros_like(self.unc), self.unc)  # stale between refits
+        b = (self.filled() + self.eta * unc).mean(dim=2)
         full = self.obs.mask.all(dim=2)
         return torch.where(full, torch.full_like(b, -torch.inf), b)
 
