@@ -198,15 +198,22 @@ class WoRMeanCS:
         self._refresh()
 
     def _refresh(self) -> None:
-        slack = math.log(2.0 / self.delta) + self.slack_sq
-        seen = self.scale > 0
-        scale = self.scale.clamp(min=1e-300)
-        lo = torch.where(seen, (self.centre - slack) / scale, torch.zeros_like(scale))
-        hi = torch.where(seen, (self.centre + slack) / scale, torch.ones_like(scale))
-        lo = torch.maximum(lo, self.sum / self.population)
-        hi = torch.minimum(hi, (self.sum + self.population - self.count) / self.population)
-        self.lower = torch.maximum(self.lower, lo)
-        self.upper = torch.minimum(self.upper, hi)
+        self.lower, self.upper = running_interval(self.centre, self.scale, self.slack_sq, self.delta, self.sum,
+                                                  self.count, self.population, self.lower, self.upper)
+
+
+def running_interval(centre, scale, penalty, delta, seen_sum, seen_count, population, lower, upper):
+    """Solve |centre - mu scale| <= log(2/delta) + penalty for mu, intersect with the sure interval
+    [seen_sum, seen_sum + population - seen_count] / population and with the running (lower, upper).
+    Streams with nothing absorbed yet (scale 0) keep [0, 1]. Shared by the sequences here and PULSE's."""
+    slack = math.log(2.0 / delta) + penalty
+    seen = scale > 0
+    scale = scale.clamp(min=1e-300)
+    lo = torch.where(seen, (centre - slack) / scale, torch.zeros_like(scale))
+    hi = torch.where(seen, (centre + slack) / scale, torch.ones_like(scale))
+    lo = torch.maximum(lo, seen_sum / population)
+    hi = torch.minimum(hi, (seen_sum + population - seen_count) / population)
+    return torch.maximum(lower, lo), torch.minimum(upper, hi)
 
 
 def certify(lower: torch.Tensor, upper: torch.Tensor, estimate: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -21,9 +21,12 @@ Selection ties use their own generator, so reading ``best()`` at checkpoints doe
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
+from ..confseq import running_interval
 from ..device import make_generator
 from ..lowrank.logistic import refit_rows_sparse
 from .base import Policy, random_argmax
@@ -142,8 +145,6 @@ class PULSE(Policy):
 
     def _cs_add(self, r, rows, theta, width, t):
         """Absorb one theta per (repetition, row) with its predictable width; ``t`` is its index (1-based)."""
-        import math
-
         t = t.double()
         eta = (torch.sqrt(8.0 * math.log(2.0 / self.cs_delta) / (t * torch.log1p(t))).clamp(max=1.0)) / width
         self._cs_eta[r, rows] += eta
@@ -151,17 +152,8 @@ class PULSE(Policy):
         self._cs_q[r, rows] += (eta * width).square() / 8.0
 
     def _cs_refresh(self):
-        import math
-
-        slack = math.log(2.0 / self.cs_delta) + self._cs_q
-        seen = self._cs_eta > 0
-        eta = self._cs_eta.clamp(min=1e-300)
-        lo = torch.where(seen, (self._cs_eta_theta - slack) / eta, torch.zeros_like(eta))
-        hi = torch.where(seen, (self._cs_eta_theta + slack) / eta, torch.ones_like(eta))
-        lo = torch.maximum(lo, self.sum_obs / self.m)
-        hi = torch.minimum(hi, (self.sum_obs + self.m - self.cnt) / self.m)
-        self.cs_lower = torch.maximum(self.cs_lower, lo)
-        self.cs_upper = torch.minimum(self.cs_upper, hi)
+        self.cs_lower, self.cs_upper = running_interval(self._cs_eta_theta, self._cs_eta, self._cs_q, self.cs_delta,
+                                                        self.sum_obs, self.cnt, self.m, self.cs_lower, self.cs_upper)
 
     # ------------------------------------------------------------------ protocol
     def next_batch_size(self) -> int:
