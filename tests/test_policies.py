@@ -20,7 +20,7 @@ from paperlib.simulate import simulate
 SMALL = dict(ensemble=4, init_sweeps=3)
 
 
-PULSE_FAMILY = ("pulse", "naive-pooling", "ucbe-batch")
+PULSE_FAMILY = ("pulse", "pulse-pw", "naive-pooling", "ucbe-batch")
 
 
 def _params(method):

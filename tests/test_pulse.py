@@ -217,3 +217,34 @@ def test_refit_repetitions_are_independent():
     parts = torch.cat([refit_rows_sparse(U[i:i + 2], V, rows[i:i + 2], cols[i:i + 2], vals[i:i + 2], 0.01, 0.05, 10)
                        for i in range(0, R, 2)])
     torch.testing.assert_close(whole, parts, rtol=1e-5, atol=1e-6)
+
+
+def test_precision_weighted_pulse_is_exact_once_a_model_is_fully_observed_and_weights_late_steps_more():
+    """pulse-pw: a model seen on every example has its exact mean; elsewhere the estimate is a weighted mean of the
+    theta_t with weights 1 / w_t^2 (checked against the recorded sums); at the full budget it equals the row means."""
+    import numpy as np
+    import torch
+
+    from paperlib.data.synthetic import low_rank_logistic
+    from paperlib.policies import make_policy
+
+    mat = low_rank_logistic(5, 64, rank=2, gap=0.05, seed=0)
+    v = np.random.default_rng(0).normal(size=(64, 2))
+    pol = make_policy("pulse-pw", 5, 64, 5 * 64, reps=3, seed=1, device="cpu", v=v, batch_size=8, refit_every=2)
+    s = torch.tensor(mat.scores)
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+        est = pol.estimate()
+        full = pol.cnt >= 64
+        exact = torch.tensor(mat.means, dtype=torch.float64).expand_as(est)
+        assert torch.allclose(est[full], exact[full])
+        assert torch.allclose(est[~full], (pol.w_theta_sum / pol.w_sum)[~full])
+    assert torch.allclose(pol.estimate(), torch.tensor(mat.means, dtype=torch.float64).expand(3, -1))
+    plain = make_policy("pulse", 5, 64, 5 * 64, reps=3, seed=1, device="cpu", v=v, batch_size=8, refit_every=2)
+    while not plain.done:
+        req = plain.ask()
+        plain.tell(req, s[req.rows, req.cols])
+    assert not torch.allclose(plain.estimate(), torch.tensor(mat.means, dtype=torch.float64).expand(3, -1))
+    with pytest.raises(ValueError, match="weighting"):
+        make_policy("pulse", 5, 64, 100, v=v, weighting="magic")

@@ -15,7 +15,7 @@ from typing import Callable
 
 from .allocation import Robin, RobinHood, Uniform
 from .baselines import FilledSubset, RowMeanImputation
-from .pulse import PULSE, NaivePooling, UCBEBackbone
+from .pulse import PULSE, NaivePooling, PULSEPrecision, UCBEBackbone
 from .sysrs import Auto, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
@@ -68,6 +68,9 @@ _SPECS = [
     MethodSpec("filled-subset", FilledSubset, MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline"),
     MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf"),
     MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1)", "backbone", True),
+    MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
+               "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
+               "backbone", True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)", "backbone", True),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
