@@ -140,7 +140,8 @@ def pulse_runs(acc: dict, calls=(100, 200, 300, 400), reps: int = 50):
     for meth, curve in acc.items():
         for b, a in zip(calls, curve, strict=True):
             rows.append(dict(pool="p", dataset="d", kind="semi-synthetic", method=meth,
-                             label={"ucbe-batch": "UCB-E", "pulse": "PULSE", "naive-pooling": "Naive-Pooling"}[meth],
+                             label={"ucbe-batch": "UCB-E", "pulse": "PULSE", "naive-pooling": "Naive-Pooling",
+                                    "pulse-pw": "PULSE (precision-weighted)"}[meth],
                              budget=b + 50, bandit_calls=b, accuracy=a, reps=reps, s_per_run=0.1))
     return pd.DataFrame(rows)
 
@@ -446,3 +447,15 @@ def test_race_claims_verdicts():
     assert w.loc["a", "winners"] == "ucbe" and w.loc["b", "winners"] == "sysrs"
     c = worst_case_budget_claim(cb, 0.95)
     assert c.verdict == "holds" and "ucbe beyond the grid" in c.measured  # ucbe never reaches 0.95 on b
+
+
+def test_precision_weighting_claim_verdicts():
+    from paperlib.papers.pulse.claims import precision_weighting_claim
+
+    acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.5, 0.6, 0.7, 0.8], "pulse-pw": [0.5, 0.8, 0.95, 0.99]}
+    c = precision_weighting_claim(pulse_runs(acc, reps=300))
+    assert c.verdict == "holds" and c.claim == "ours-pulse-precision-weighting"
+    worse = {**acc, "pulse-pw": [0.5, 0.4, 0.5, 0.6]}
+    assert precision_weighting_claim(pulse_runs(worse, reps=300)).verdict == "fails"
+    same = {**acc, "pulse-pw": acc["pulse"]}
+    assert precision_weighting_claim(pulse_runs(same, reps=300)).verdict == "inconclusive"
