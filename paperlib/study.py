@@ -241,13 +241,10 @@ class Study:
         scores = [float(s) for s in scores]
         if len(scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(scores)} scores")
-        if any(not 0.0 <= s <= 1.0 for s in scores):
-            raise ValueError(f"scores must lie in [0, 1] (got {scores[:5]}...)")
         req = self._pending[1]
         t = torch.tensor([scores], dtype=torch.float32, device=self.policy.device)
         self.policy.tell(req, t)
-        if self.cs is not None:
-            self.cs.update(req.rows, t)
+        self.cs.update(req.rows, t)
         self.seen.update(pairs.pairs)
         self._pending = None
         self._partial = {}

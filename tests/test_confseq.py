@@ -11,33 +11,19 @@ from paperlib.policies import make_policy
 from paperlib.stats import clopper_pearson
 
 
-def loop_bounds(x, N, delta):
-    """The inequality of the module docstring solved for mu, one draw at a time in plain floats."""
-    lows, highs, lo_run, hi_run = [], [], 0.0, 1.0
-    a = b = q = s = 0.0
-    for i, xi in enumerate(x, start=1):
-        lam = min(1.0, math.sqrt(8 * math.log(2 / delta) / (i * math.log(i + 1))))
-        a += lam * (xi + s / (N - i + 1))
-        b += lam * N / (N - i + 1)
-        q += lam * lam / 8
-        s += xi
-        slack = math.log(2 / delta) + q
-        lo_run = max(lo_run, (a - slack) / b, s / N)
-        hi_run = min(hi_run, (a + slack) / b, (s + N - i) / N)
-        lows.append(lo_run)
-        highs.append(hi_run)
-    return np.array(lows), np.array(highs)
-
-
-def loop_bounds_eb(x, N, delta):
-    """The empirical-Bernstein version, one draw at a time in plain floats (Waudby-Smith & Ramdas 2024, Eq. 26 bets)."""
+def loop_bounds(x, N, delta, kind="hoeffding"):
+    """The inequality of the module docstring solved for mu, one draw at a time in plain floats; the bets and
+    penalties of the Hoeffding form, or of the empirical-Bernstein one (Waudby-Smith & Ramdas 2024, Eq. 26 bets)."""
     lows, highs, lo_run, hi_run = [], [], 0.0, 1.0
     a = b = pen = s = q = 0.0
     for i, xi in enumerate(x, start=1):
-        sigma2 = (0.25 + q) / i
-        lam = min(0.5, math.sqrt(2 * math.log(2 / delta) / (sigma2 * i * math.log(i + 1))))
-        mu_prev = (0.5 + s) / i
-        pen += (-math.log(1 - lam) - lam) * (xi - mu_prev) ** 2
+        if kind == "hoeffding":
+            lam = min(1.0, math.sqrt(8 * math.log(2 / delta) / (i * math.log(i + 1))))
+            pen += lam * lam / 8
+        else:
+            sigma2 = (0.25 + q) / i
+            lam = min(0.5, math.sqrt(2 * math.log(2 / delta) / (sigma2 * i * math.log(i + 1))))
+            pen += (-math.log(1 - lam) - lam) * (xi - (0.5 + s) / i) ** 2
         a += lam * (xi + s / (N - i + 1))
         b += lam * N / (N - i + 1)
         s += xi
@@ -54,7 +40,7 @@ def test_empirical_bernstein_matches_the_inequality_solved_draw_by_draw():
     rng = np.random.default_rng(1)
     x = (rng.random(80) < 0.9).astype(float)
     lo, hi = wor_mean_ci(torch.tensor(x), 120, 0.1, kind="eb")
-    want_lo, want_hi = loop_bounds_eb(x, 120, 0.1)
+    want_lo, want_hi = loop_bounds(x, 120, 0.1, kind="eb")
     np.testing.assert_allclose(lo.numpy(), want_lo, rtol=1e-12)
     np.testing.assert_allclose(hi.numpy(), want_hi, rtol=1e-12)
 

@@ -92,10 +92,9 @@ class SySRs(Policy):
         self._plan_extra()
 
     def _plan_extra(self) -> None:
-        """Rounding leftovers: further shared examples for the two finalists, then rejected models' examples."""
+        """Rounding leftovers: further shared examples for the two finalists (the rest goes to :meth:`_spill`)."""
         left = self.budget - (sum(self.schedule) + self.schedule[-1])
         self.extra_final = min(left // 2, self.m - self.schedule[-1])
-        self.spill = left - 2 * self.extra_final
 
     def next_batch_size(self) -> int:
         return self.batch_size
