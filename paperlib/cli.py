@@ -1,4 +1,4 @@
-"""Command line: ``python -m paperlib {simulate,judge,search,datasets,ledger} ...``.
+"""paperlib: evaluate LLMs on a budget (simulate, judge, search, datasets, data fetch, ledger).
 
 ``simulate``, ``judge`` and ``search`` are the stable contracts for scripts; run them with ``--help``.
 """
@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from . import __version__
 from .policies import JUDGE, MATRIX, METHODS, names
 
 LRF_METHODS = tuple(names(MATRIX, "lrf"))
@@ -263,6 +265,37 @@ def cmd_datasets(args) -> int:
     return 0
 
 
+def cmd_data(args) -> int:
+    from .data.fetch import fetch_many, fetchable
+    from .data.registry import _raw
+
+    known = [n for n, e in _raw().items() if e.get("upstream")]
+    if args.all:
+        names = [n for n in known if fetchable(n)]
+    else:
+        if not args.names:
+            raise ValueError("name the datasets to fetch, or --all (`paperlib datasets` lists them)")
+        unknown = [n for n in args.names if n not in _raw()]
+        if unknown:
+            raise ValueError(f"unknown dataset(s) {', '.join(unknown)}; `paperlib datasets` lists the registered ones")
+        names = args.names
+    if args.dest is not None:
+        try:
+            args.dest.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"--dest {args.dest}: cannot create it ({exc.strerror})") from None
+        if not os.access(args.dest, os.W_OK):
+            raise ValueError(f"--dest {args.dest}: cannot write in it")
+    results = fetch_many(names, dest=args.dest, mirror=args.mirror, progress=not args.quiet, force=args.force)
+    failed = {n: r for n, r in results.items() if r.startswith("error: ")}
+    for n, r in results.items():
+        print(f"{n:24s} {r}")
+    if failed:
+        print(f"{len(failed)} of {len(results)} not fetched; see the messages above", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_ledger(args) -> int:
     from .ledger import merge
 
@@ -327,13 +360,26 @@ def cmd_search(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m paperlib", description=__doc__.splitlines()[0])
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog or Path(sys.argv[0]).name, description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _simulate_parser(sub)
     _judge_parser(sub)
     _search_parser(sub)
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
+    d = sub.add_parser("data", help="get datasets: `data fetch NAME...|--all`")
+    dsub = d.add_subparsers(dest="data_command", required=True)
+    f = dsub.add_parser("fetch", help="download pinned upstream files, verify their SHA-256, build the matrices",
+                        description="Download each dataset's upstream files (pinned to a commit), verify them and build "
+                                    "the stored matrix into the cache ($PAPERLIB_CACHE, data/cache in a checkout, "
+                                    "else ~/.cache/paperlib) or --dest. Point $PAPERLIB_DATA at that folder to use it.")
+    f.add_argument("names", nargs="*", help="registry names (see `datasets`)")
+    f.add_argument("--all", action="store_true", help="every dataset that has a builder")
+    f.add_argument("--dest", type=Path, default=None, help="folder to write into (default: the cache)")
+    f.add_argument("--mirror", default=None, help="base URL of a mirror of the upstream hosts (or $PAPERLIB_MIRROR)")
+    f.add_argument("--force", action="store_true", help="rebuild even if a verified file is there")
+    f.add_argument("--quiet", action="store_true", help="no progress bars")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
     p.add_argument("fragments", nargs="+", type=Path)
     p.add_argument("--csv", required=True, type=Path)
@@ -341,10 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv=None, prog: str | None = None) -> int:
+    """Entry point of the ``paperlib`` command (``prog`` is the name usage lines show)."""
+    args = build_parser(prog).parse_args(argv)
     handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "datasets": cmd_datasets,
-               "ledger": cmd_ledger}[args.command]
+               "data": cmd_data, "ledger": cmd_ledger}[args.command]
     try:
         return handler(args)
     except (ValueError, OSError, KeyError, RuntimeError) as exc:

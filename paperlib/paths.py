@@ -3,28 +3,52 @@
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
+PACKAGE = resources.files("paperlib")
+CONFIG_DIR = PACKAGE / "config"
+REGISTRY_FILE = PACKAGE / "data" / "registry.yaml"
+
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = ROOT / "config"
+IN_CHECKOUT = (ROOT / "pyproject.toml").is_file() and (ROOT / "Snakefile").is_file()
 NOTEBOOKS_DIR = ROOT / "notebooks"
 FIGURES_DIR = ROOT / "figures"
 RESULTS_DIR = ROOT / "results"
-DATA_REGISTRY_DIR = ROOT / "data"
-DATA_CACHE_DIR = DATA_REGISTRY_DIR / "cache"
-REGISTRY_FILE = DATA_REGISTRY_DIR / "registry.yaml"
 
 DATA_ENV_VAR = "PAPERLIB_DATA"
+MIRROR_ENV_VAR = "PAPERLIB_MIRROR"
+CACHE_ENV_VAR = "PAPERLIB_CACHE"
+
+
+def _cache_dir() -> Path:
+    """``data/cache`` in a source checkout; the user cache folder (``~/.cache/paperlib``) for an installed
+    package; ``$PAPERLIB_CACHE`` overrides both."""
+    env = os.environ.get(CACHE_ENV_VAR)
+    if env:
+        return Path(env).expanduser().resolve()
+    if IN_CHECKOUT:
+        return ROOT / "data" / "cache"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "paperlib"
+
 
 
 def data_dirs() -> list[Path]:
-    """Folders searched for dataset files, in order: ``$PAPERLIB_DATA`` then ``data/cache``."""
+    """Folders searched for dataset files, in order: ``$PAPERLIB_DATA`` then the cache (see
+    :func:`cache_dir`)."""
     dirs = []
     env = os.environ.get(DATA_ENV_VAR)
     if env:
         dirs.append(Path(env).expanduser().resolve())
-    dirs.append(DATA_CACHE_DIR)
+    dirs.append(cache_dir())
     return dirs
+
+
+def cache_dir() -> Path:
+    """Where ``paperlib data fetch`` writes: ``$PAPERLIB_CACHE``, else ``data/cache`` in a source checkout,
+    else ``~/.cache/paperlib``."""
+    return _cache_dir()
 
 
 def figures_dir(profile: str) -> Path:

@@ -47,7 +47,7 @@ def test_drop_missing_columns_keeps_ids_aligned():
 
 def test_missing_dataset_error_names_dataset_and_how(monkeypatch, tmp_path):
     monkeypatch.setenv("PAPERLIB_DATA", str(tmp_path))
-    monkeypatch.setattr("paperlib.paths.DATA_CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setenv("PAPERLIB_CACHE", str(tmp_path / "cache"))
     data.load.cache_clear()
     with pytest.raises(DatasetNotFoundError) as exc:
         data.load("sysrs_gsm")

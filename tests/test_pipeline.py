@@ -67,7 +67,7 @@ def test_slurm_profile_plans_the_paper_profile_with_its_resources():
     r = snakemake(["--profile", "profiles/slurm", "-n", "-F", "--nolock"], ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     out = r.stdout + r.stderr
-    paper = yaml.safe_load((ROOT / "config/paper.yaml").read_text())["resources"]
+    paper = yaml.safe_load((ROOT / "paperlib/config/paper.yaml").read_text())["resources"]
     block = re.search(r"rule pulse_pool:.*?resources: ([^\n]*)", out, re.S).group(1)
     assert f"mem_mb={paper['pulse_pool']['mem_mb']}" in block and "gpu=1" in block and "slurm_partition=gpu" in block
     block = re.search(r"rule claims:.*?resources: ([^\n]*)", out, re.S).group(1)
@@ -220,7 +220,7 @@ def test_configfile_override_reaches_the_notebook(tmp_path):
     wd = workflow_copy(tmp_path)
     (wd / "override.yaml").write_text("zhou:\n  corollary1:\n    reps: 7\n")
     target = "results/smoke/zhou/corollary1.csv"
-    r = snakemake(["--profile", "profiles/smoke", "--configfile", "config/smoke.yaml", "override.yaml",
+    r = snakemake(["--profile", "profiles/smoke", "--configfile", "paperlib/config/smoke.yaml", "override.yaml",
                    "--cores", "1", target], wd)
     assert r.returncode == 0, r.stderr[-3000:]
     import pandas as pd
@@ -232,7 +232,7 @@ def test_configfile_override_reaches_the_notebook(tmp_path):
     assert json.loads(line.removeprefix("zhou = "))["corollary1"]["reps"] == 7
     # editing another paper's block does not rerun this job
     (wd / "override2.yaml").write_text("zhou:\n  corollary1:\n    reps: 7\nrobin:\n  reps: 3\n")
-    r = snakemake(["--profile", "profiles/smoke", "--configfile", "config/smoke.yaml", "override2.yaml",
+    r = snakemake(["--profile", "profiles/smoke", "--configfile", "paperlib/config/smoke.yaml", "override2.yaml",
                    "-n", "--cores", "1", target], wd)
     assert r.returncode == 0 and "Nothing to be done" in r.stdout + r.stderr
 

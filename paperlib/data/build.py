@@ -1,13 +1,18 @@
 """Build the stored matrices from their upstream source files (offline-testable).
 
-The upstream files are pinned by commit; :data:`ALPACAEVAL_URL` and :data:`FACTORS_URL` give
-where each comes from. Nothing here downloads: fetch the files yourself (network permitting)
-and pass their paths.
+Each ``build_*`` turns files in the upstream format (as pinned in ``paperlib/data/registry.yaml``,
+``upstream:``) into the arrays of the stored ``.npz``, following the transformation written in the
+dataset's PROVENANCE.md. Nothing here downloads: :mod:`paperlib.data.fetch` does, then calls the
+builder named by the registry through :data:`BUILDERS`.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import pickle
+import zipfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +92,126 @@ def build_factors(u_path: Path, v_path: Path) -> dict[str, np.ndarray]:
     u = torch.load(u_path, map_location="cpu", weights_only=True)
     v = torch.load(v_path, map_location="cpu", weights_only=True)
     return dict(U=u.detach().float().numpy(), V=v.detach().float().numpy())
+
+
+class _ArrayOnlyUnpickler(pickle.Unpickler):
+    """Unpickler that rebuilds numpy arrays and nothing else: any other global (``os.system``,
+    ``builtins.eval``, ...) is refused before it can be called."""
+
+    ALLOWED = {
+        ("numpy", "ndarray"), ("numpy", "dtype"),
+        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
+    }
+
+    def find_class(self, module, name):
+        if (module, name) not in self.ALLOWED:
+            raise pickle.UnpicklingError(f"refused to load {module}.{name}: only numpy arrays are allowed in this file")
+        return super().find_class(module, name)
+
+
+def load_array_pickle(path: Path) -> np.ndarray:
+    """Read a pickle that must hold one numpy array, through :class:`_ArrayOnlyUnpickler`."""
+    with open(path, "rb") as fh:
+        obj = _ArrayOnlyUnpickler(fh).load()
+    if not isinstance(obj, np.ndarray) or obj.ndim != 2:
+        raise ValueError(f"{path}: expected one 2-D numpy array, found {type(obj).__name__}")
+    return obj
+
+
+def build_sysrs(pkl: Path) -> dict[str, np.ndarray]:
+    """SySRs benchmark matrix (``datasets/<name>/model_accuracies_filtered.pkl``): values unchanged,
+    0/1 matrices as uint8 else float32; rows ``rankNNN`` (upstream rows are sorted by decreasing mean),
+    columns ``qNNNNN`` (sysrs_* PROVENANCE.md)."""
+    a = load_array_pickle(pkl)
+    binary = np.isin(a[~np.isnan(a)] if a.dtype.kind == "f" else a, (0, 1)).all()
+    scores = a.astype(np.uint8) if binary else a.astype(np.float32)
+    n, m = scores.shape
+    return dict(scores=scores, row_ids=np.array([f"rank{i:03d}" for i in range(n)]),
+                col_ids=np.array([f"q{j:05d}" for j in range(m)]))
+
+
+def _iso_day(ms) -> str:
+    return datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def build_livecodebench(path: Path) -> dict[str, np.ndarray]:
+    """LiveCodeBench leaderboard records (``performances_generation.json``): score = pass@1 / 100;
+    rows = models sorted by name, columns = problems sorted by release date then id
+    (livecodebench_gen_45 PROVENANCE.md)."""
+    doc = json.loads(Path(path).read_text())
+    recs = doc["performances"]
+    rows = sorted({r["model"] for r in recs})
+    problems = {r["question_id"]: (int(r["date"]), r["difficulty"], r["platform"]) for r in recs}
+    cols = sorted(problems, key=lambda q: (problems[q][0], q))
+    ri = {r: i for i, r in enumerate(rows)}
+    ci = {c: j for j, c in enumerate(cols)}
+    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
+    for r in recs:
+        scores[ri[r["model"]], ci[r["question_id"]]] = float(r["pass@1"]) / 100.0
+    out = dict(scores=scores, row_ids=np.array(rows), col_ids=np.array(cols),
+               col_dates=np.array([_iso_day(problems[c][0]) for c in cols]),
+               col_difficulty=np.array([problems[c][1] for c in cols]),
+               col_platform=np.array([problems[c][2] for c in cols]))
+    models = {m.get("model_repr"): m for m in doc.get("models", []) if isinstance(m, dict)}
+    if all(r in models for r in rows):
+        out["row_dates"] = np.array([_iso_day(models[r]["release_date"]) if models[r].get("release_date") else ""
+                                     for r in rows])
+        out["row_model_name"] = np.array([str(models[r].get("model_name", "")) for r in rows])
+    return out
+
+
+def build_mmlupro(files: dict[str, Path]) -> dict[str, np.ndarray]:
+    """MMLU-Pro per-question outcomes (``eval_results/model_outputs_<model>_5shots.zip``): score = 1 if the
+    extracted ``pred`` letter equals ``answer``, a null ``pred`` scores 0, questions missing from a model's
+    file are NaN; rows = models in the order of their zip names (so ``X-Instruct_5shots`` sorts before
+    ``X_5shots``), columns = question ids in numeric order (tiger_mmlupro_29 PROVENANCE.md)."""
+    per_model, category = {}, {}
+    for rel, path in sorted(files.items(), key=lambda kv: Path(kv[0]).name):
+        model = Path(rel).name.removeprefix("model_outputs_").removesuffix(".zip").removesuffix("_5shots")
+        with zipfile.ZipFile(path) as zf:
+            members = [n for n in zf.namelist() if n.endswith(".json")]
+            if len(members) != 1:
+                raise ValueError(f"{rel}: expected one .json file in the zip, found {members}")
+            recs = json.load(io.TextIOWrapper(zf.open(members[0]), encoding="utf-8"))
+        got = {}
+        for r in recs:
+            if not isinstance(r, dict) or "question_id" not in r:
+                continue
+            q = int(r["question_id"])
+            category.setdefault(q, r.get("category", ""))
+            got[q] = (r.get("pred") is not None, r.get("pred") == r.get("answer"))
+        per_model[model] = got
+    rows, cols = list(per_model), sorted(category)
+    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
+    none_frac = np.zeros(len(rows), dtype=np.float32)
+    for i, r in enumerate(rows):
+        got = per_model[r]
+        for j, q in enumerate(cols):
+            if q in got:
+                scores[i, j] = float(got[q][1])
+        none_frac[i] = np.mean([not has for has, _ in got.values()]) if got else 0.0
+    return dict(scores=scores, row_ids=np.array(rows), col_ids=np.array([f"mmlupro_q{q}" for q in cols]),
+                col_category=np.array([category[q] for q in cols]), row_pred_none_frac=none_frac)
+
+
+def _single(files: dict[str, Path]) -> Path:
+    (path,) = files.values()
+    return path
+
+
+def _factor_files(files: dict[str, Path]) -> dict[str, np.ndarray]:
+    u = next(p for r, p in files.items() if Path(r).name.startswith("U_"))
+    v = next(p for r, p in files.items() if Path(r).name.startswith("V_"))
+    return build_factors(u, v)
+
+
+BUILDERS = {
+    "sysrs-pickle": lambda files: build_sysrs(_single(files)),
+    "livecodebench-json": lambda files: build_livecodebench(_single(files)),
+    "mmlupro-zips": build_mmlupro,
+    "alpacaeval-annotations": lambda files: build_alpacaeval(
+        {Path(r).parent.parent.name: p for r, p in files.items()}),
+    "factors-pt": _factor_files,
+}
+"""Builder name (``upstream.builder`` in the registry) -> function of {upstream path: local file}."""

@@ -32,7 +32,7 @@ def locate_judge_file(rel: str) -> Path:
         if p.exists():
             if rel not in _verified:
                 if sha256_file(p) != _judge_files()[rel]:
-                    raise JudgeDataError(f"{p}: checksum differs from the one recorded in data/registry.yaml")
+                    raise JudgeDataError(f"{p}: checksum differs from the one recorded in paperlib/data/registry.yaml")
                 _verified.add(rel)
             return p
     raise DatasetNotFoundError(

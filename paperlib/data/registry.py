@@ -1,4 +1,4 @@
-"""Dataset registry: find, verify and load datasets by name (``data/registry.yaml``)."""
+"""Dataset registry: find, verify and load datasets by name (``paperlib/data/registry.yaml``)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class DatasetInfo:
     provenance: str
     file: str | None = None
     sha256: str | None = None
+    content_sha256: str | None = None
     source: str = ""
     licence: str = ""
     obtain: str = ""
@@ -67,6 +68,7 @@ def registry() -> dict[str, DatasetInfo]:
             provenance=e.get("provenance", ""),
             file=e.get("file"),
             sha256=e.get("sha256"),
+            content_sha256=e.get("content_sha256"),
             source=e.get("source", ""),
             licence=e.get("licence", ""),
             obtain=e.get("obtain", ""),
@@ -125,9 +127,25 @@ def status(name: str, verify: bool = True) -> str:
         path = locate(name)
     except DatasetNotFoundError:
         return "missing"
-    if verify and ds.sha256 and _sha256_cached(str(path), *_stamp(path)) != ds.sha256:
+    if verify and not _verified(name, path):
         return "checksum mismatch"
     return "available"
+
+
+def _verified(name: str, path: Path) -> bool:
+    """The file is the registered one: same bytes (``sha256``), or, for a file rebuilt by
+    ``paperlib data fetch``, the same arrays (``content_sha256``)."""
+    ds = info(name)
+    if not ds.sha256 or _sha256_cached(str(path), *_stamp(path)) == ds.sha256:
+        return True
+    return ds.content_sha256 is not None and _content_cached(name, str(path), *_stamp(path)) == ds.content_sha256
+
+
+@lru_cache(maxsize=64)
+def _content_cached(name: str, path: str, size: int, mtime_ns: int) -> str:
+    from .fetch import digest_keys, file_content_sha256
+
+    return file_content_sha256(Path(path), digest_keys(name))
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -147,13 +165,12 @@ def available_datasets(kind: str | None = None) -> list[str]:
 def _read_file(name: str, verify: bool) -> Path:
     path = locate(name)
     ds = info(name)
-    if verify and ds.sha256:
-        got = sha256_file(path)
-        if got != ds.sha256:
-            raise ScoreMatrixError(
-                f"dataset {name!r}: sha256 of {path} is {got}, registry expects {ds.sha256}; "
-                "the file is corrupt or a different version"
-            )
+    if verify and not _verified(name, path):
+        raise ScoreMatrixError(
+            f"dataset {name!r}: {path} is not the registered file (neither its sha256 {ds.sha256[:12]}... nor its "
+            f"arrays' content_sha256 match): corrupt or a different version; rebuild it with "
+            f"`paperlib data fetch {name} --force`"
+        )
     return path
 
 

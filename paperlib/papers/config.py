@@ -1,4 +1,4 @@
-"""Profile configuration: load ``config/<profile>.yaml``, validate it, hand each paper its block.
+"""Profile configuration: load ``paperlib/config/<profile>.yaml``, validate it, hand each paper its block.
 
 Validation has two stages, both naming the offending key:
 
@@ -77,7 +77,7 @@ def check_semantics(cfg: dict) -> None:
                        ("race.datasets", cfg["race"]["datasets"])):
         for name in names:
             if name not in reg:
-                raise ConfigError(f"config: {key}: unknown dataset '{name}' (see data/registry.yaml)")
+                raise ConfigError(f"config: {key}: unknown dataset '{name}' (see paperlib/data/registry.yaml)")
     for meth in z["methods"]:
         if meth not in z["reps"]:
             raise ConfigError(f"config: zhou.reps.{meth} is missing (one repetition count per method)")
@@ -112,7 +112,11 @@ def load_config(path_or_name: str | Path) -> dict:
     p = Path(path_or_name)
     if not p.suffix:
         p = paths.CONFIG_DIR / f"{path_or_name}.yaml"
-    if not p.exists():
+        if not p.is_file():
+            shipped = sorted(f.name.removesuffix(".yaml") for f in paths.CONFIG_DIR.iterdir() if f.name.endswith(".yaml"))
+            raise ConfigError(f"no profile named {path_or_name!r}; the package ships {', '.join(shipped)} "
+                              "(or give the path of a .yaml file)")
+    elif not p.exists():
         raise ConfigError(f"config file not found: {p}")
     return validate(yaml.safe_load(p.read_text()))
 

@@ -17,7 +17,7 @@ from paperlib.papers.robin.experiments import cell_names
 # quick.yaml under every other profile (a smoke run would inherit quick's extra keys).
 if "profile" not in config:
 
-    configfile: "config/quick.yaml"
+    configfile: "paperlib/config/quick.yaml"
 
 
 validate(config, str(SCHEMA_FILE))  # paperlib/papers/config.schema.yaml, $refs each paper's schema
