@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce test test-fast lint benchmark strip-notebooks
+.PHONY: setup reproduce test test-fast lint package benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -22,13 +22,19 @@ reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
 
 # lint, layer contracts, fast tests in parallel, statistical/pipeline tests, every notebook at its defaults
-test: setup lint
+test: setup lint package
 	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/pytest -m slow tests
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env notebooks
 
 test-fast: setup
 	$(VENV)/bin/pytest -m "not slow" tests
+
+# sdist + wheel from this checkout (no network: the venv's setuptools), checked by twine
+package: setup
+	rm -rf dist
+	$(PY) -m build --no-isolation --sdist --wheel --outdir dist . >/dev/null
+	$(VENV)/bin/twine check --strict dist/*
 
 lint: setup
 	$(VENV)/bin/ruff check paperlib tests benchmarks

@@ -14,4 +14,4 @@ The papers
 papers.zhou, papers.pulse, papers.robin   experiments, claims, theory and config schema of each paper
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
