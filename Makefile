@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce test test-fast lint package benchmark strip-notebooks
+.PHONY: setup reproduce check-reproduction test test-fast lint package benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -20,6 +20,16 @@ setup: $(VENV)/.installed
 
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
+
+# a fresh quick run in a clean worktree of HEAD (about 35 min on 2 cores), its tables compared with the committed
+# figures/quick/ by tolerance; needs the data of the quick profile ($$PAPERLIB_DATA or `paperlib data fetch --all`)
+CHECK_DIR ?= $(CURDIR)/.check-reproduction
+check-reproduction: setup
+	rm -rf $(CHECK_DIR); git worktree prune; git worktree add --detach $(CHECK_DIR) HEAD
+	rm -rf $(CHECK_DIR)/figures/quick $(CHECK_DIR)/results/quick
+	cd $(CHECK_DIR) && PYTHONPATH=$(CHECK_DIR) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(CURDIR)/$(VENV)/bin/snakemake --profile profiles/quick --cores $(CORES)
+	test -d $(CHECK_DIR)/figures/quick || { echo "the fresh run was incomplete (see its summary): nothing to compare"; exit 1; }
+	$(PY) -m paperlib.papers.reproduction figures/quick $(CHECK_DIR)/figures/quick
 
 # lint, layer contracts, fast tests in parallel, statistical/pipeline tests, every notebook at its defaults
 test: setup lint package

@@ -8,6 +8,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
+from paperlib.papers.completeness import output_tag, report
 from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.experiments import pool_names
 from paperlib.papers.robin.experiments import cell_names
@@ -27,18 +28,30 @@ except ConfigError as exc:
     raise WorkflowError(str(exc))
 
 P = config["profile"]
-RES = f"results/{P}"
-FIG = f"figures/{P}"
-LOG = f"logs/{P}"
+# a run without some of the profile's data writes to <profile>-partial, never over the committed figures/<profile>
+OUT = output_tag(config)
+RES = f"results/{OUT}"
+FIG = f"figures/{OUT}"
+LOG = f"logs/{OUT}"
+SUMMARY = report(config)
+if SUMMARY:
+    print(SUMMARY, file=sys.stderr)
+
+
+onsuccess:
+    if SUMMARY:
+        print(SUMMARY, file=sys.stderr)
+
+
+onerror:
+    if SUMMARY:
+        print(SUMMARY, file=sys.stderr)
+
 THREADS = 1
 PAPERMILL = "papermill --no-progress-bar -k python3"
 
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
-MISSING = [d for d in config["zhou"]["datasets"] if d not in DATASETS]
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
-if MISSING:
-    print(f"[paperlib] datasets not found (targets skipped; set PAPERLIB_DATA): {', '.join(MISSING)}",
-          file=sys.stderr)
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 
