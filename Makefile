@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce check-reproduction test test-fast lint package benchmark strip-notebooks
+.PHONY: setup reproduce report check-reproduction test test-fast lint package benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -20,6 +20,10 @@ setup: $(VENV)/.installed
 
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
+
+# the executable paper as a static site: site/<profile>/index.html (runs what the profile still lacks)
+report: setup
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES) report
 
 # a fresh quick run in a clean worktree of HEAD (about 35 min on 2 cores), its tables compared with the committed
 # figures/quick/ by tolerance; needs the data of the quick profile ($$PAPERLIB_DATA or `paperlib data fetch --all`)

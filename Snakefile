@@ -10,6 +10,7 @@ include: "workflow/rules/pulse.smk"
 include: "workflow/rules/search.smk"
 include: "workflow/rules/race.smk"
 include: "workflow/rules/ledger.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -32,12 +33,13 @@ def _env():
     env = {k: v for k, v in os.environ.items() if k != "PAPERLIB_DATA"}
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env["PAPERLIB_DEVICE"] = "cpu"
+    env["PAPERLIB_CACHE"] = str(Path(tempfile.gettempdir()) / "paperlib-test-empty-cache")
     return env
 
 
 def workflow_copy(tmp_path: Path) -> Path:
     """The workflow's files in a fresh folder (outputs land there, not in the repository)."""
-    for item in ("Snakefile", "workflow", "config", "notebooks", "profiles"):
+    for item in ("Snakefile", "workflow", "paperlib", "notebooks", "profiles", "README.md"):
         src, dst = ROOT / item, tmp_path / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
     return tmp_path
@@ -219,14 +221,14 @@ def test_configfile_override_reaches_the_notebook(tmp_path):
     """A --configfile override of one key is in the executed notebook's injected parameters and in its output."""
     wd = workflow_copy(tmp_path)
     (wd / "override.yaml").write_text("zhou:\n  corollary1:\n    reps: 7\n")
-    target = "results/smoke/zhou/corollary1.csv"
+    target = "results/smoke-partial/zhou/corollary1.csv"
     r = snakemake(["--profile", "profiles/smoke", "--configfile", "paperlib/config/smoke.yaml", "override.yaml",
                    "--cores", "1", target], wd)
     assert r.returncode == 0, r.stderr[-3000:]
     import pandas as pd
 
     assert set(pd.read_csv(wd / target).reps) == {7}
-    executed = nbformat.read(wd / "results/smoke/notebooks/zhou_corollary1.ipynb", as_version=4)
+    executed = nbformat.read(wd / "results/smoke-partial/notebooks/zhou_corollary1.ipynb", as_version=4)
     injected = next(c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", []))
     line = next(ln for ln in injected.source.splitlines() if ln.startswith("zhou = "))
     assert json.loads(line.removeprefix("zhou = "))["corollary1"]["reps"] == 7
@@ -258,7 +260,9 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     wd = workflow_copy(tmp_path)
     r = snakemake(["--profile", "profiles/smoke", "--cores", "2"], wd)
     assert r.returncode == 0, r.stderr[-3000:]
-    fig = wd / "figures" / "smoke"
+    assert "INCOMPLETE RUN of profile 'smoke'" in r.stderr and "paperlib data fetch" in r.stderr
+    assert not (wd / "figures" / "smoke").exists()
+    fig = wd / "figures" / "smoke-partial"
     for name in ("claims.md", "claims.csv", "zhou_fig3.png", "zhou_fig4.png", "zhou_fig1.png", "zhou_fig5.png",
                  "zhou_fig6.png", "zhou_table2.csv", "zhou_table3.csv", "zhou_corollary1.png",
                  "robin_fig1.png", "robin_fig2.png", "robin_fig3_5.png", "robin_fig8.png", "robin_fig6_7_9.png",
@@ -271,10 +275,18 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     assert any(c.claim.startswith("pulse-") for c in claims)
     assert {c.verdict for c in claims} <= set(ledger.VERDICTS)
     assert all(c.evidence.startswith("[") for c in claims)
-    for executed in (wd / "results" / "smoke" / "notebooks").glob("*.ipynb"):
+    for executed in (wd / "results" / "smoke-partial" / "notebooks").glob("*.ipynb"):
         outputs = [o for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code" for o in c.outputs]
         assert any("image/png" in o.get("data", {}) for o in outputs), f"{executed.name} shows no figure"
         text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
         assert "it/s" not in text and "s/it" not in text, f"{executed.name} has progress bars in its outputs"
         md = [o for o in outputs if "text/markdown" in o.get("data", {})]
         assert md and "What we measured" in md[-1]["data"]["text/markdown"], f"{executed.name} has no closing summary"
+    # the rendered paper of this run, loaded in headless Chromium (tests/test_report.py)
+    r = snakemake(["--profile", "profiles/smoke", "--cores", "2", "report"], wd)
+    assert r.returncode == 0, r.stderr[-3000:]
+    from test_report import OUTPUT, check_site
+
+    got = check_site(wd / "site" / "smoke-partial", OUTPUT / "smoke_ledger.png")
+    n_nb = len(list((wd / "results" / "smoke-partial" / "notebooks").glob("*.ipynb")))
+    assert got["pages"] == n_nb + 3 and got["rows"] == len(claims) and got["images"] >= n_nb
