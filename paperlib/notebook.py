@@ -21,13 +21,34 @@ KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synth
 _scratch: Path | None = None
 
 
+# Okabe-Ito, the colour-blind-safe palette (Wong 2011, Nature Methods 8:441), then the same colours dashed:
+# 16 series stay distinct without relying on colour alone.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+
+def style() -> None:
+    """Figure defaults: text at least 8 pt at the saved size, the colour-blind-safe cycle of :data:`OKABE_ITO`."""
+    from cycler import cycler
+
+    plt.rcParams.update({
+        "figure.dpi": 80, "savefig.bbox": "tight", "axes.titlesize": 9, "axes.labelsize": 8, "legend.fontsize": 8,
+        "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.titlesize": 10,
+        "axes.prop_cycle": cycler(color=list(OKABE_ITO) * 2) + cycler(linestyle=["-"] * 8 + ["--"] * 8),
+    })
+
+
+def reproduction_title(fig, paper: str, figure: str, what: str, kind: str, reps: int | None = None) -> None:
+    """The figure's title: ``<paper>, <figure> (reproduction): <what>`` with the data kind and repetitions."""
+    tail = f"{kind_tag(kind)}" + (f"; {reps} repetitions per point" if reps else "")
+    fig.suptitle(f"{paper}, {figure} (reproduction): {what}\n[{tail}]")
+
+
 def setup(threads: int = 2, progress_log: str | None = None) -> None:
-    """Torch threads, figure defaults, and where progress bars go (a log file, never the notebook)."""
+    """Torch threads, figure defaults (:func:`style`), and where progress bars go (a log file, never the notebook)."""
     import torch
 
     torch.set_num_threads(int(threads))
-    plt.rcParams.update({"figure.dpi": 80, "savefig.bbox": "tight", "axes.titlesize": 9, "axes.labelsize": 8,
-                         "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7})
+    style()
     send_progress_to(progress_log)
 
 
