@@ -76,7 +76,7 @@ def notebook_pages(executed: list[Path], sources: list[str], claims: pd.DataFram
         body, _ = exporter.from_notebook_node(nb)
         stem, title = path.stem, _title(nb)
         src = _source_of(stem, sources)
-        ids = [c for c, ev in zip(claims["claim"], claims["evidence"]) if f"notebooks/{src}.ipynb" in str(ev)]
+        ids = [c for c, ev in zip(claims["claim"], claims["evidence"], strict=True) if f"notebooks/{src}.ipynb" in str(ev)]
         links = ", ".join(f"<a href='../ledger.html#{html.escape(i)}'>{html.escape(i)}</a>" for i in ids) or "none"
         head = (f"<div class='repro'><b>Reproduces:</b> {html.escape(title)}<br><b>Executed notebook:</b> "
                 f"{html.escape(path.name)} (from <code>notebooks/{html.escape(src)}.ipynb</code>)<br>"
@@ -142,7 +142,7 @@ def fix_links(out: Path, profile: str) -> int:
     for page in out.rglob("*.html"):
         text = page.read_text()
 
-        def repl(m):
+        def repl(m, page=page):
             nonlocal changed
             attr, q, url = m.group(1), m.group(2), m.group(3)
             if re.match(r"^(https?:|data:|mailto:|#|javascript:)", url):
