@@ -86,13 +86,15 @@ def test_every_rule_declares_its_resources():
 def test_snakefile_only_includes_the_rule_files():
     snake = (ROOT / "Snakefile").read_text()
     included = re.findall(r'^include: "([^"]+)"', snake, re.M)
-    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "search", "race", "ledger")]
+    assert included == [f"workflow/rules/{n}.smk" for n in ("common", "zhou", "robin", "pulse", "search", "race", "ledger",
+                                                                      "report")]
     assert "shell:" not in snake and "rule all" in snake
 
 
 def test_profiles_write_to_separate_folders():
     common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
-    assert 'FIG = f"figures/{P}"' in common and 'RES = f"results/{P}"' in common
+    assert 'OUT = output_tag(config)' in common
+    assert 'FIG = f"figures/{OUT}"' in common and 'RES = f"results/{OUT}"' in common
     assert load_config("quick")["profile"] == "quick" and load_config("paper")["profile"] == "paper"
 
 

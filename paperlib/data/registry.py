@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -138,7 +139,12 @@ def _verified(name: str, path: Path) -> bool:
     ds = info(name)
     if not ds.sha256 or _sha256_cached(str(path), *_stamp(path)) == ds.sha256:
         return True
-    return ds.content_sha256 is not None and _content_cached(name, str(path), *_stamp(path)) == ds.content_sha256
+    if ds.content_sha256 is None:
+        return False
+    try:
+        return _content_cached(name, str(path), *_stamp(path)) == ds.content_sha256
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return False
 
 
 @lru_cache(maxsize=64)
