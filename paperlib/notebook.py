@@ -37,10 +37,66 @@ def style() -> None:
     })
 
 
-def reproduction_title(fig, paper: str, figure: str, what: str, kind: str, reps: int | None = None) -> None:
-    """The figure's title: ``<paper>, <figure> (reproduction): <what>`` with the data kind and repetitions."""
-    tail = f"{kind_tag(kind)}" + (f"; {reps} repetitions per point" if reps else "")
+def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int | None = None,
+                       page: tuple[int, int] | None = None) -> None:
+    """The figure's title: ``<paper>, <figure> (reproduction): <what>`` then the data kind(s), the repetitions
+    behind each point and the page (``(k, K)``) where a grid is split."""
+    kinds = [kinds] if isinstance(kinds, str) else sorted(set(kinds))
+    tail = " + ".join(kind_tag(k) for k in kinds) + (f"; {reps} repetitions per point" if reps else "")
+    if page and page[1] > 1:
+        tail += f"; page {page[0]} of {page[1]}"
     fig.suptitle(f"{paper}, {figure} (reproduction): {what}\n[{tail}]")
+
+
+MIN_PT = 8
+MIN_DPI = 100
+MAX_BYTES = 950_000
+
+
+def readable(fig) -> None:
+    """Raise every text below :data:`MIN_PT` points to it, and give a figure with several labelled series and
+    no legend a shared legend under the panels."""
+    import warnings
+
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < MIN_PT:
+            t.set_fontsize(MIN_PT)
+    axes = fig.get_axes()
+    if not fig.legends and not any(ax.get_legend() for ax in axes):
+        seen = {}
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                if not lab.startswith("_"):
+                    seen.setdefault(lab, h)
+        if len(seen) >= 2:
+            fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                       ncol=min(4, len(seen)), fontsize=MIN_PT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
+
+
+def panel_pages(n: int, per_page: int = 16, ncol: int = 4, size=(3.2, 2.6)):
+    """Split ``n`` panels into pages of at most ``per_page``: yields ``(fig, axes, indices, (k, K))`` with the
+    unused axes of the last page switched off."""
+    pages = max(1, -(-n // per_page))
+    for k in range(pages):
+        idx = list(range(k * per_page, min(n, (k + 1) * per_page)))
+        cols = max(1, min(ncol, len(idx)))
+        rows = max(1, -(-len(idx) // cols))
+        fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
+        for ax in axes.flat[len(idx):]:
+            ax.axis("off")
+        yield fig, axes.flat[:len(idx)], idx, (k + 1, pages)
+
+
+def page_path(path, default: str, k: int) -> Path:
+    """Where page ``k`` of a split figure goes: the figure's own path for page 1, ``<stem>_p<k><suffix>`` next to
+    it for the others."""
+    p = output(path, default)
+    return p if k == 1 else p.with_name(f"{p.stem}_p{k}{p.suffix}")
 
 
 def setup(threads: int = 2, progress_log: str | None = None) -> None:
@@ -70,13 +126,22 @@ def kind_tag(kind: str) -> str:
 
 
 def grid_dpi(panels: int) -> int:
-    """Resolution of a saved figure with many panels, lowered so a 48-panel grid stays well under 1 MB."""
-    return 110 if panels <= 16 else 60
+    """Resolution of a saved figure: 110 dpi, 100 for grids of more than 16 panels (never below
+    :data:`MIN_DPI`: 8-pt text is 11 pixels high there)."""
+    return 110 if panels <= 16 else MIN_DPI
 
 
-def save_figure(fig, path, default: str, dpi: int = 110) -> None:
-    """Save ``fig`` to ``path`` (see :func:`output`); the inline backend still shows it in the notebook."""
-    fig.savefig(output(path, default), dpi=dpi)
+def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
+    """Make ``fig`` :func:`readable` and save it to ``path`` (see :func:`output`; page ``k > 1`` of a split figure
+    goes to :func:`page_path`), at ``dpi`` (at least :data:`MIN_DPI`), lowered towards 80 dpi only if the file
+    would exceed :data:`MAX_BYTES`; the inline backend still shows it in the notebook."""
+    readable(fig)
+    out = page_path(path, default, page)
+    for d in (max(dpi, MIN_DPI), 90, 80):
+        fig.savefig(out, dpi=d)
+        if out.stat().st_size <= MAX_BYTES:
+            break
+    return out
 
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):

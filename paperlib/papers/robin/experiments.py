@@ -164,8 +164,12 @@ def table2(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def curves(runs: pd.DataFrame, metric: str = "wce") -> pd.DataFrame:
-    """Mean ``metric`` over runs per cell, method id and budget."""
-    return runs.groupby(["cell", "kind", "method_id", "budget", "budget_frac"], sort=False)[metric].mean().reset_index()
+    """Mean ``metric`` over runs per cell, method id and budget, with its standard error (``<metric>_se``, 0 for
+    a single run) and the number of runs (``runs``)."""
+    g = runs.groupby(["cell", "kind", "method_id", "budget", "budget_frac"], sort=False)[metric]
+    out = g.agg(["mean", "std", "size"]).reset_index()
+    out[f"{metric}_se"] = (out["std"] / out["size"] ** 0.5).fillna(0.0)
+    return out.rename(columns={"mean": metric, "size": "runs"}).drop(columns="std")
 
 
 def half_budget_table(runs: pd.DataFrame, mid: str) -> pd.DataFrame:
