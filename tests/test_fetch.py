@@ -241,3 +241,40 @@ def test_cli_fetch_through_the_mirror(server, tmp_path, data_dir):
     r = subprocess.run([sys.executable, "-m", "paperlib", "data", "fetch"], capture_output=True, text=True,
                        env=env, cwd=ROOT)
     assert r.returncode == 2 and "--all" in r.stderr
+
+
+@pytest.mark.parametrize("name, task", [("zeroeval_gsm8k", "gsm"), ("zeroeval_math_l5", "math-l5")])
+def test_zeroeval_fetch_rebuilds_the_registered_matrix(server, isolated, data_dir, name, task):
+    """ZeroEval's layout (one JSON list per model: id, output with a ```json block, gold answer), written from the
+    stored matrix with the cases the scoring rule must handle: a wrong answer, an answer only a regex finds
+    (invalid JSON), a fraction, thousands separators, a missing answer, a question the model never saw."""
+    root, url, _ = server
+    with np.load(data_dir / _raw()[name]["file"]) as z:
+        st = {k: z[k] for k in z.files}
+    rng = np.random.default_rng(3)
+    for i, model in enumerate(st["row_ids"]):
+        recs = []
+        for j, c in enumerate(st["col_ids"]):
+            v = st["scores"][i, j]
+            if np.isnan(v):
+                continue
+            gold = 1000 + j
+            if v == 1:
+                form = rng.integers(3)
+                out = ['```json\n{"reasoning": "ok", "answer": "%d"}\n```' % gold,
+                       '```json\n{"reasoning": "line\nbreak", "answer": "$%s"}\n```' % f"{gold:,}",
+                       'text {"answer": %d} more' % gold][form]
+            else:
+                out = ['```json\n{"reasoning": "no", "answer": "%d"}\n```' % (gold + 1), "ran out of tokens"][
+                    int(rng.integers(2))]
+            rec = {"output": [out], "generator": str(st["row_generator"][i])}
+            if task == "gsm":
+                rec.update(session_id=str(c), answer=f"# {gold}")
+            else:
+                rec.update(id=int(str(c).removeprefix("math-l5-")), answer=str(gold))
+            recs.append(rec)
+        serve(root, name, f"result_dirs/{task}/{model}.json").write_text(json.dumps(recs))
+    out = fetch(name, mirror=url, progress=False)
+    with np.load(out) as z:
+        np.testing.assert_array_equal(z["row_generator"], st["row_generator"])
+    assert registry_status(name) == "available"

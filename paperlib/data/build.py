@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -195,6 +196,84 @@ def build_mmlupro(files: dict[str, Path]) -> dict[str, np.ndarray]:
                 col_category=np.array([category[q] for q in cols]), row_pred_none_frac=none_frac)
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_FRACTION = re.compile(r"^\s*(-?\d+)\s*/\s*(\d+)\s*$")
+
+
+def _zeroeval_answer(text: str, boxed: bool) -> str | None:
+    """The ``answer`` of the JSON object in a ZeroEval output: json-decoded from the last ```json block, else from
+    the outermost ``{...}``; else a regex on ``"answer": ...``; for MATH (``boxed``) last the content of the last
+    ``\\boxed{...}``."""
+    blocks = re.findall(r"```json\s*(.*?)```", text, re.S)
+    cands = [blocks[-1]] if blocks else []
+    if "{" in text and "}" in text:
+        cands.append(text[text.find("{"): text.rfind("}") + 1])
+    for cand in cands:
+        try:
+            obj = json.loads(cand)
+        except (ValueError, TypeError):
+            continue
+        if isinstance(obj, dict) and obj.get("answer") is not None:
+            return str(obj["answer"])
+    m = re.findall(r'"answer"\s*:\s*"?([^"\n}]*)', text)
+    if m:
+        return m[-1]
+    if boxed:
+        b = re.findall(r"\\boxed\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}", text)
+        if b:
+            return b[-1]
+    return None
+
+
+def _zeroeval_number(s, fractions: bool) -> float | None:
+    """The first number of ``s`` after removing ``$`` and ``,`` (a pure ``a/b`` first turned into a decimal)."""
+    if s is None:
+        return None
+    s = str(s).replace("$", "").replace(",", "")
+    f = _FRACTION.match(s) if fractions else None
+    if f and int(f.group(2)) != 0:
+        return int(f.group(1)) / int(f.group(2))
+    m = _NUMBER.search(s)
+    return float(m.group()) if m else None
+
+
+def build_zeroeval(files: dict[str, Path], task: str) -> dict[str, np.ndarray]:
+    """ZeroEval per-model result files (``result_dirs/<task>/<model>.json``): 1 when the first number of the
+    model's JSON ``answer`` equals the first number of the gold answer (GSM8K: the text after ``#``), else 0;
+    no answer scores 0; rows = file stems sorted by name, columns = question ids in numeric order, NaN where a
+    model has no record (zeroeval_gsm8k / zeroeval_math_l5 PROVENANCE.md; re-implemented from the repository's
+    documented rule, so the registry's content digest is the arbiter)."""
+    math = task == "math-l5"
+    per_model, gen, none_frac = {}, {}, {}
+    for rel, path in sorted(files.items(), key=lambda kv: Path(kv[0]).stem):
+        model = Path(rel).stem
+        got, missing = {}, 0
+        for r in json.loads(Path(path).read_text()):
+            out = r.get("output") or [""]
+            ans = _zeroeval_answer(out[0] if isinstance(out, list) else str(out), boxed=math)
+            gold = str(r.get("answer", ""))
+            if not math:
+                gold = gold.split("#")[-1]
+            a, g = _zeroeval_number(ans, math), _zeroeval_number(gold, math)
+            missing += a is None
+            qid = f"math-l5-{int(r['id'])}" if math else str(r.get("session_id", r.get("id")))
+            got[qid] = float(a is not None and g is not None and a == g)
+            gen.setdefault(model, str(r.get("generator", "")))
+        per_model[model] = got
+        none_frac[model] = missing / max(1, len(got))
+    rows = list(per_model)
+    cols = sorted({q for g in per_model.values() for q in g},
+                  key=lambda q: (re.sub(r"\d+$", "", q), int(re.findall(r"\d+$", q)[0]) if re.search(r"\d+$", q) else -1))
+    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
+    ci = {c: j for j, c in enumerate(cols)}
+    for i, r in enumerate(rows):
+        for q, v in per_model[r].items():
+            scores[i, ci[q]] = v
+    return dict(scores=scores, row_ids=np.array(rows), col_ids=np.array(cols),
+                row_generator=np.array([gen.get(r, "") for r in rows]),
+                row_no_answer_frac=np.array([none_frac[r] for r in rows], dtype=np.float32))
+
+
 def _single(files: dict[str, Path]) -> Path:
     (path,) = files.values()
     return path
@@ -213,5 +292,7 @@ BUILDERS = {
     "alpacaeval-annotations": lambda files: build_alpacaeval(
         {Path(r).parent.parent.name: p for r, p in files.items()}),
     "factors-pt": _factor_files,
+    "zeroeval-gsm": lambda files: build_zeroeval(files, "gsm"),
+    "zeroeval-math-l5": lambda files: build_zeroeval(files, "math-l5"),
 }
 """Builder name (``upstream.builder`` in the registry) -> function of {upstream path: local file}."""
