@@ -278,3 +278,78 @@ def test_zeroeval_fetch_rebuilds_the_registered_matrix(server, isolated, data_di
     with np.load(out) as z:
         np.testing.assert_array_equal(z["row_generator"], st["row_generator"])
     assert registry_status(name) == "available"
+
+
+def test_closerlook_fetch_parses_judge_texts_into_the_registered_tensor(server, isolated, data_dir):
+    """Topical-Chat items and the 28 result files in the source's layout, written from the stored tensor with
+    every answer form the parser must read (bare number, 'Rating: x', '<Attribute> (1-3): x', a closing
+    'Score: x' line) and unparsable answers where the tensor has NaN; items a file lacks stay NaN."""
+    from paperlib.data.build import CLOSERLOOK_ATTRIBUTES, CLOSERLOOK_VARIANTS
+    from paperlib.data.judge_pools import load_closerlook
+
+    root, url, _ = server
+    name = "closerlook_topicalchat"
+    with np.load(data_dir / "closerlook_topicalchat/scores_tensor.npz") as z:
+        st = {k: z[k] for k in z.files}
+    attrs = [str(a) for a in st["attributes"]]
+    items = [{"source": f"dialogue {i // 6}", "system_id": f"system {i % 6}", "system_output": f"response {i}",
+              "context": "fact", "scores": {a: float(st["human"][i, k]) for k, a in enumerate(attrs)}}
+             for i in range(st["scores"].shape[2])]
+    serve(root, name, "data/topical_chat.json").write_text(json.dumps(items))
+    rng = np.random.default_rng(4)
+    for v, variant in enumerate(CLOSERLOOK_VARIANTS):
+        for a, attr in enumerate(attrs):
+            recs = []
+            for i, it in enumerate(items):
+                vals = st["scores"][v, a, i]
+                if np.isnan(vals).all():
+                    continue
+                forms = ("{:g}", "Rating: {:g}", attr.capitalize() + " (1-3): {:g}", "Because...\n\nScore: {:g}")
+                answers = ["I cannot rate this." if np.isnan(x) else forms[int(rng.integers(4))].format(float(x))
+                           for x in vals]
+                recs.append({**{k: it[k] for k in ("source", "system_id", "system_output")}, "all_responses": answers})
+            code = CLOSERLOOK_ATTRIBUTES[attr][0]
+            serve(root, name, f"results/topical_chat/gpt3.5_{code}_{variant}.json").write_text(json.dumps(recs))
+    fetch(name, mirror=url, progress=False)
+    from paperlib.data import judge_pools
+
+    judge_pools._verified.clear()
+    pool = load_closerlook("rate_explain", "coherence")
+    assert pool.kind == "real" and pool.K > 300
+
+
+def test_llmrubric_fetch_melts_the_tsvs_into_the_registered_tables(server, isolated, data_dir):
+    import pandas as pd
+
+    from paperlib.data.judge_pools import load_llmrubric
+
+    root, url, _ = server
+    name = "llmrubric_dist"
+    llm = pd.read_csv(data_dir / "llmrubric_dist/llm_score_distributions.csv.gz")
+    hum = pd.read_csv(data_dir / "llmrubric_dist/human_ratings.csv.gz")
+    base = "data/{0}_data/"
+    for split in ("synth", "real"):
+        d = llm[llm.split == split].drop(columns=["split", "expected_score", "score_variance"])
+        d.to_csv(serve(root, name, base.format(split) + f"gpt-3.5-turbo-16k_{split}_evaluations_FIXED.tsv"),
+                 sep="\t", index=False)
+        h = hum[hum.split == split]
+        blocks = {c: g.reset_index(drop=True) for c, g in h.groupby("criterion", sort=False)}
+        wide = blocks["Q0"][["round", "text_id", "annotator_id", "dialogue_system"]].copy()
+        for q in [f"Q{k}" for k in (1, 2, 3, 4, 5, 6, 7, 8, 0)]:
+            wide[q] = blocks[q]["score"]
+        if split == "synth":
+            wide = wide.drop(columns="dialogue_system")
+            for k in range(3):
+                wide.insert(2 + k, f"DQQ{k}", 1)
+            part = "human_judges_synth_all_FIXED_ANON.tsv"
+        else:
+            wide = wide.drop(columns="round")
+            wide["dialogue_system"] = wide["dialogue_system"].astype(int)
+            part = "human_judges_real_convs_FIXED_ANON.tsv"
+        wide.to_csv(serve(root, name, base.format(split) + part), sep="\t", index=False)
+    fetch(name, mirror=url, progress=False)
+    from paperlib.data import judge_pools
+
+    judge_pools._verified.clear()
+    dist = load_llmrubric("synth", "Q0")
+    assert dist.kind == "real" and dist.probs.shape[1] == 4

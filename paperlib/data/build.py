@@ -274,6 +274,99 @@ def build_zeroeval(files: dict[str, Path], task: str) -> dict[str, np.ndarray]:
                 row_no_answer_frac=np.array([none_frac[r] for r in rows], dtype=np.float32))
 
 
+CLOSERLOOK_VARIANTS = ("geval", "geval_no_auto_cot", "llm_eval_no_cot", "rate_explain", "rate_explain_auto_cot",
+                      "analyze_rate", "analyze_rate_auto_cot")
+CLOSERLOOK_ATTRIBUTES = {"coherence": ("coh", 1, 3), "engagingness": ("eng", 1, 3), "groundedness": ("gro", 0, 1),
+                         "naturalness": ("nat", 1, 3)}
+_NUM = r"(-?\d+(?:\.\d+)?)"
+
+
+def parse_judge_answer(text: str, attribute: str) -> float:
+    """One sampled judge answer of A Closer Look (closerlook_topicalchat PROVENANCE.md, our rules, first match
+    wins, lower-cased): the last ``rating: <x>``; the last ``<attribute> [(...)]: <x>``; a number at the very start
+    not followed by ``-<digit>``; the last line-initial ``score:|response:|answer: <x>``; else NaN. A value
+    outside the attribute's scale is NaN."""
+    t = str(text).lower()
+    lo, hi = CLOSERLOOK_ATTRIBUTES[attribute][1:]
+    rules = (r"rating\s*:\s*" + _NUM, re.escape(attribute) + r"\s*(?:\([^)]*\))?\s*:\s*" + _NUM)
+    value = None
+    for rule in rules:
+        m = re.findall(rule, t)
+        if m:
+            value = float(m[-1])
+            break
+    if value is None:
+        m = re.match(r"\s*" + _NUM + r"(?!\s*-\s*\d)", t)
+        if m:
+            value = float(m.group(1))
+    if value is None:
+        m = re.findall(r"(?m)^\s*(?:score|response|answer)\s*:\s*" + _NUM, t)
+        if m:
+            value = float(m[-1])
+    if value is None or not lo <= value <= hi:
+        return float("nan")
+    return value
+
+
+def build_closerlook(files: dict[str, Path], repeats: int = 20) -> dict[str, dict]:
+    """``closerlook_topicalchat/scores_tensor.npz`` from ``data/topical_chat.json`` (items, human scores) and the 28
+    ``results/topical_chat/gpt3.5_<attr>_<variant>.json`` (20 sampled answers per item, parsed by
+    :func:`parse_judge_answer`; items a file lacks stay NaN)."""
+    items = json.loads(Path(next(p for r, p in files.items() if r.endswith("topical_chat.json"))).read_text())
+    key = {(it["source"], it["system_id"], it["system_output"]): i for i, it in enumerate(items)}
+    attrs = sorted(CLOSERLOOK_ATTRIBUTES)
+    scores = np.full((len(CLOSERLOOK_VARIANTS), len(attrs), len(items), repeats), np.nan, dtype=np.float32)
+    for v, variant in enumerate(CLOSERLOOK_VARIANTS):
+        for a, attr in enumerate(attrs):
+            rel = f"results/topical_chat/gpt3.5_{CLOSERLOOK_ATTRIBUTES[attr][0]}_{variant}.json"
+            path = next((p for r, p in files.items() if r.endswith(rel)), None)
+            if path is None:
+                raise ValueError(f"missing upstream file {rel}")
+            for rec in json.loads(Path(path).read_text()):
+                i = key[(rec["source"], rec["system_id"], rec["system_output"])]
+                answers = rec.get("all_responses", [])[:repeats]
+                scores[v, a, i, :len(answers)] = [parse_judge_answer(x, attr) for x in answers]
+    human = np.array([[float(it["scores"][a]) for a in attrs] for it in items], dtype=np.float32)
+    arrays = dict(scores=scores, prompt_variants=np.array(CLOSERLOOK_VARIANTS), attributes=np.array(attrs),
+                  human=human, human_attributes=np.array(attrs), item_ids=np.arange(len(items), dtype=np.int64))
+    return {"closerlook_topicalchat/scores_tensor.npz": arrays}
+
+
+def build_llmrubric(files: dict[str, Path]) -> dict[str, "object"]:
+    """LLM-Rubric's TSVs (llmrubric_dist PROVENANCE.md): the judge's answer distributions of both splits with
+    ``expected_score`` and ``score_variance`` added (probabilities and moments to 8 significant digits, as the
+    stored copy), and the human ratings melted from wide (Q0..Q8) to long."""
+    import pandas as pd
+
+    def get(part):
+        return Path(next(p for r, p in files.items() if r.endswith(part)))
+
+    llm = []
+    for split in ("synth", "real"):
+        d = pd.read_csv(get(f"gpt-3.5-turbo-16k_{split}_evaluations_FIXED.tsv"), sep="\t")
+        p = d[[f"answer{k}_prob" for k in range(1, 5)]].to_numpy(np.float64)
+        k = np.arange(1.0, 5.0)
+        d.insert(0, "split", split)
+        d["expected_score"] = p @ k
+        d["score_variance"] = p @ k**2 - d["expected_score"] ** 2
+        cols = [f"answer{j}_prob" for j in range(1, 5)] + ["expected_score", "score_variance"]
+        d[cols] = d[cols].map(lambda x: float(f"{x:.8g}"))
+        llm.append(d)
+    human = []
+    crit = [f"Q{q}" for q in range(9)]
+    for split, part in (("synth", "human_judges_synth_all_FIXED_ANON.tsv"), ("real", "human_judges_real_convs_FIXED_ANON.tsv")):
+        d = pd.read_csv(get(part), sep="\t")
+        for c in ("round", "dialogue_system"):
+            if c not in d:
+                d[c] = np.nan
+        long = d.melt(id_vars=["round", "text_id", "annotator_id", "dialogue_system"], value_vars=crit,
+                      var_name="criterion", value_name="score")
+        long.insert(0, "split", split)
+        human.append(long[["split", "round", "text_id", "annotator_id", "criterion", "score", "dialogue_system"]])
+    return {"llmrubric_dist/llm_score_distributions.csv.gz": pd.concat(llm, ignore_index=True),
+            "llmrubric_dist/human_ratings.csv.gz": pd.concat(human, ignore_index=True)}
+
+
 def _single(files: dict[str, Path]) -> Path:
     (path,) = files.values()
     return path
@@ -294,5 +387,7 @@ BUILDERS = {
     "factors-pt": _factor_files,
     "zeroeval-gsm": lambda files: build_zeroeval(files, "gsm"),
     "zeroeval-math-l5": lambda files: build_zeroeval(files, "math-l5"),
+    "closerlook-json": build_closerlook,
+    "llmrubric-tsv": build_llmrubric,
 }
 """Builder name (``upstream.builder`` in the registry) -> function of {upstream path: local file}."""

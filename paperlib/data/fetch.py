@@ -70,6 +70,38 @@ def content_sha256(arrays: Mapping[str, np.ndarray], keys=None) -> str:
     return h.hexdigest()
 
 
+DERIVED_COLUMNS = ("expected_score", "score_variance")
+"""Columns a builder recomputes from the others (LLM-Rubric's moments of the answer distribution): the stored
+copy's rounding of them cannot be reproduced bit for bit, and no loader reads them, so digests skip them."""
+
+
+def table_sha256(df) -> str:
+    """SHA-256 of a table's columns and values (numbers to 10 significant digits, missing values as ``nan``),
+    :data:`DERIVED_COLUMNS` excepted."""
+    h = hashlib.sha256()
+    for col in df.columns:
+        if col in DERIVED_COLUMNS:
+            continue
+        h.update(f"\0{col}\0".encode())
+        v = df[col]
+        if v.dtype.kind in "fiu":
+            h.update("\n".join("nan" if x != x else f"{x:.10g}" for x in v.astype(float).tolist()).encode())
+        else:
+            h.update("\n".join("nan" if x is None or x != x else str(x) for x in v.tolist()).encode())
+    return h.hexdigest()
+
+
+def judge_file_sha256(path: Path) -> str:
+    """Content digest of a judge-data file: all arrays of an ``.npz``, the table of a ``.csv[.gz]``."""
+    path = Path(path)
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            return content_sha256({k: z[k] for k in z.files})
+    import pandas as pd
+
+    return table_sha256(pd.read_csv(path))
+
+
 DIGEST_KEYS = {"factors-pt": ("U", "V")}
 MATRIX_KEYS = ("scores", "row_ids", "col_ids")
 
@@ -124,10 +156,11 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
                          f"to get it, {entry.get('obtain', '')}")
     mirror = mirror or os.environ.get(paths.MIRROR_ENV_VAR) or None
     dest = Path(dest) if dest is not None else paths.cache_dir()
-    out = dest / entry["file"]
+    judge = entry.get("format") == "judge"
+    out = dest / (next(iter(entry["files"])) if judge else entry["file"])
     expected = entry.get("content_sha256")
     keys = digest_keys(name)
-    if out.exists() and not force and expected and file_content_sha256(out, keys) == expected:
+    if not force and expected and _present(dest, entry, keys):
         return out
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -157,6 +190,8 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
         _discard(local, up)
         raise FetchError(f"{name}: building from the downloaded files failed ({type(exc).__name__}: {exc}); "
                          f"the unpinned downloads were deleted; retry `{FETCH_COMMAND} {name}`") from exc
+    if judge:
+        return _write_judge(name, arrays, dest, expected or {}, local, up)
     got = content_sha256(arrays, keys=[k for k in keys if k in arrays])
     if expected and got != expected:
         _discard(local, up)
@@ -166,6 +201,45 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
                          f"{name}` or use another --mirror")
     _atomic_savez(out, arrays)
     return out
+
+
+def _present(dest: Path, entry: dict, keys) -> bool:
+    """Every output of the entry is already under ``dest`` with the registered content."""
+    if entry.get("format") == "judge":
+        return all((dest / rel).exists() and judge_file_sha256(dest / rel) == entry["content_sha256"].get(rel)
+                   for rel in entry["files"])
+    out = dest / entry["file"]
+    return out.exists() and file_content_sha256(out, keys) == entry["content_sha256"]
+
+
+def _write_judge(name: str, outputs: dict, dest: Path, expected: dict, local: dict, up: Upstream) -> Path:
+    """Write a judge dataset's files (``.npz`` arrays or ``.csv.gz`` tables) to temporary names, check each
+    against the registry's content digest, then move all of them in place; nothing is written on a mismatch."""
+    tmp = {}
+    try:
+        for rel, obj in outputs.items():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            part = target.with_name(target.name + ".part" + ("".join(target.suffixes)))
+            if rel.endswith(".npz"):
+                with open(part, "wb") as fh:
+                    np.savez_compressed(fh, **obj)
+            else:
+                obj.to_csv(part, index=False, compression={"method": "gzip", "mtime": 0})
+            tmp[rel] = part
+            got = judge_file_sha256(part)
+            if expected.get(rel) and got != expected[rel]:
+                _discard(local, up)
+                raise FetchError(f"{name}: {rel} built from {up.base} differs from the registered one (content "
+                                 f"sha256 {got[:12]}..., expected {expected[rel][:12]}...); the downloads were "
+                                 f"deleted and nothing was written. Retry `{FETCH_COMMAND} {name}` or use another "
+                                 "--mirror")
+        for rel, part in tmp.items():
+            os.replace(part, dest / rel)
+        return dest / next(iter(outputs))
+    finally:
+        for part in tmp.values():
+            Path(part).unlink(missing_ok=True)
 
 
 def _discard(local: dict[str, Path], up: Upstream) -> None:
@@ -190,7 +264,7 @@ def fetch_many(names, **kw) -> dict[str, str]:
     or the error message (one failure does not stop the others)."""
     done, by_file = {}, {}
     for name in names:
-        f = _raw()[name].get("file")
+        f = _raw()[name].get("file") or name
         if f in by_file:
             done[name] = by_file[f]
             continue

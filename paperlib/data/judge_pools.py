@@ -31,13 +31,29 @@ def locate_judge_file(rel: str) -> Path:
         tried.append(str(p))
         if p.exists():
             if rel not in _verified:
-                if sha256_file(p) != _judge_files()[rel]:
-                    raise JudgeDataError(f"{p}: checksum differs from the one recorded in paperlib/data/registry.yaml")
+                if sha256_file(p) != _judge_files()[rel] and not _same_content(rel, p):
+                    raise JudgeDataError(f"{p}: neither its checksum nor its content digest is the one recorded in "
+                                         f"paperlib/data/registry.yaml; rebuild it with `paperlib data fetch "
+                                         f"{rel.split('/')[0]} --force`")
                 _verified.add(rel)
             return p
     raise DatasetNotFoundError(
-        f"judge data {rel} not found; looked in: {', '.join(tried)}. How to get it: copy the folder "
-        f"`{rel.split('/')[0]}/` of the project's shared data (see its PROVENANCE.md) into $PAPERLIB_DATA")
+        f"judge data {rel} not found; looked in: {', '.join(tried)}. How to get it: "
+        f"`paperlib data fetch {rel.split('/')[0]}`, or copy the folder `{rel.split('/')[0]}/` of a copy of the "
+        f"project data into $PAPERLIB_DATA")
+
+
+def _same_content(rel: str, path: Path) -> bool:
+    """A file rebuilt by ``paperlib data fetch``: same content digest as the registered one."""
+    from .fetch import judge_file_sha256
+    from .registry import _raw
+
+    want = {r: d for e in _raw().values() if e.get("format") == "judge"
+            for r, d in (e.get("content_sha256") or {}).items()}
+    try:
+        return rel in want and judge_file_sha256(path) == want[rel]
+    except (OSError, ValueError, KeyError):
+        return False
 
 
 def _judge_files() -> dict[str, str]:
