@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .allocation import Robin, RobinHood, Uniform
+from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, PULSEPrecision, UCBEBackbone
 from .sysrs import Auto, SySRs, UCBESync
@@ -84,6 +84,9 @@ _SPECS = [
     MethodSpec("robin", Robin, JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
     MethodSpec("robin-hood", RobinHood, JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",
                False, {"delta": float, "ucb": str, "t0": str}, _robin_hood_label),
+    MethodSpec("robin-hood-eb", RobinHoodEB, JUDGE, "ROBIN-HOOD-EB (ours)",
+               "ROBIN-HOOD with an empirical-Bernstein variance bound that never collapses to 0 (ours)", "judge",
+               False, {"delta": float, "ucb": str, "t0": str}),
 ]
 METHODS: dict[str, MethodSpec] = {s.name: s for s in _SPECS}
 

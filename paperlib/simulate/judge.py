@@ -106,7 +106,8 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     """
     name, variant = parse(method)
     if METHODS[name].kind != JUDGE:
-        raise ValueError(f"{method!r} is not a judge-allocation method; choose from uniform, robin, robin-hood")
+        raise ValueError(f"{method!r} is not a judge-allocation method; choose from uniform, robin, robin-hood, "
+                         "robin-hood-eb")
     params = {**variant, **params}
     dev = get_device(device)
     K = judge.K
@@ -121,6 +122,11 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     else:
         if name == "uniform" and params:
             raise ValueError(f"uniform takes no parameters, got {sorted(params)}")
+        if name == "robin-hood-eb" and "scale" not in params:
+            if judge.scale is None:
+                raise ValueError(f"robin-hood-eb needs bounded scores and judge {judge.name} has no scale; "
+                                 "pass scale=(lo, hi)")
+            params["scale"] = judge.scale
         pol = METHODS[name].cls(K, B, reps=reps, seed=seed, device=dev, **params)
     used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}
     if track and name != "robin-hood":
