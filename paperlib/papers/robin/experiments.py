@@ -71,15 +71,21 @@ def main_id(cfg_or_delta, ucb: str = "delta") -> str:
     return method_id("robin-hood", delta=float(delta), ucb=ucb)
 
 
+def eb_id(cfg: dict) -> str:
+    """Method id of ours, ROBIN-HOOD-EB, at the main delta with the union-bound log term (the valid form)."""
+    return method_id("robin-hood-eb", delta=float(cfg["main_delta"]), ucb="eq6")
+
+
 def run_variants(cfg: dict) -> list[str]:
-    """Method ids run on every cell: Uniform, ROBIN, ROBIN-HOOD at each delta (both UCB forms at the main delta)."""
+    """Method ids run on every cell: Uniform, ROBIN, ROBIN-HOOD at each delta (both UCB forms at the main delta),
+    then ours (:func:`eb_id`), last so that adding it changed no earlier method's seed."""
     out = [UNIFORM, ROBIN]
     for delta in cfg["deltas"]:
         for ucb in cfg["ucb_forms"]:
             if delta != cfg["main_delta"] and ucb != "delta":
                 continue
             out.append(method_id("robin-hood", delta=float(delta), ucb=ucb))
-    return out
+    return out + [eb_id(cfg)]
 
 
 def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.DataFrame:
@@ -193,7 +199,7 @@ def ordering_table(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFr
     piv = cur.pivot_table(index=["cell", "kind", "budget_frac"], columns="method_id", values="wce").reset_index()
     piv = piv[piv.budget_frac > after_frac]
     piv["between"] = (piv[ROBIN] <= piv[mid]) & (piv[mid] <= piv[UNIFORM])
-    piv["robin_best"] = piv[ROBIN] <= piv[[c for c in piv.columns if str(c).startswith("robin-hood")]].min(axis=1)
+    piv["robin_best"] = piv[ROBIN] <= piv[[c for c in piv.columns if str(c).startswith("robin-hood:")]].min(axis=1)
     return piv
 
 
