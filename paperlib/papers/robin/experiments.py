@@ -95,6 +95,8 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.Dat
     budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})
     frames = []
     for i, mid in enumerate(run_variants(cfg)):
+        if mid == eb_id(cfg) and judge.scale is None:
+            continue  # ours needs bounded scores; the Gaussian synthetic judge has none
         res = run_judge(mid, judge, budgets, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i,
                         device=device, progress=progress)
         name, params = parse_id(mid)
