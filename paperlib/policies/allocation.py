@@ -320,9 +320,13 @@ class RobinHood(AllocationPolicy):
         self.warmup_truncated = self.t0 * self.K > self.budget
         self.prio = torch.zeros_like(self.n)
 
+    def _bound(self, var: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        """Vbar of Eq. (6) from the sample variances and counts."""
+        return variance_ucb(var, n, self.L)
+
     def priorities(self) -> torch.Tensor:
         """Vbar_i / n_i for every item (+inf where the bound is vacuous), shape (R, K)."""
-        return variance_ucb(self.variance(), self.n, self.L) / self.n.clamp(min=1)
+        return self._bound(self.variance(), self.n) / self.n.clamp(min=1)
 
     def blind_horizon(self) -> int:
         return max(1, self.warmup - self.spent)
@@ -333,7 +337,7 @@ class RobinHood(AllocationPolicy):
         elif self.spent > self.warmup:
             r = self._r
             n, var = self.variance_at(arms)
-            self.prio[r, arms] = keyed_priority(variance_ucb(var, n, self.L) / n, n, self.tiefactor[r, arms])
+            self.prio[r, arms] = keyed_priority(self._bound(var, n) / n, n, self.tiefactor[r, arms])
 
     def _select(self, k):
         if self.spent < self.warmup:
@@ -341,7 +345,7 @@ class RobinHood(AllocationPolicy):
         return self.prio.argmax(dim=1, keepdim=True)
 
     def vbar(self) -> torch.Tensor:
-        return variance_ucb(self.variance(), self.n, self.L)
+        return self._bound(self.variance(), self.n)
 
 
 def eb_variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float, span: float) -> torch.Tensor:
@@ -392,17 +396,3 @@ class RobinHoodEB(RobinHood):
 
     def _bound(self, var, n):
         return eb_variance_ucb(var, n, self.L, self.span)
-
-    def priorities(self) -> torch.Tensor:
-        return self._bound(self.variance(), self.n) / self.n.clamp(min=1)
-
-    def _after_update(self, arms):
-        if self.spent == self.warmup and not self.warmup_truncated:
-            self.prio = keyed_priority(self.priorities(), self.n, self.tiefactor)
-        elif self.spent > self.warmup:
-            r = self._r
-            n, var = self.variance_at(arms)
-            self.prio[r, arms] = keyed_priority(self._bound(var, n) / n, n, self.tiefactor[r, arms])
-
-    def vbar(self) -> torch.Tensor:
-        return self._bound(self.variance(), self.n)
