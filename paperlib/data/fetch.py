@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +38,6 @@ class Upstream:
     files: dict[str, str | None]
     builder: str | None
     note: str = ""
-    options: dict = field(default_factory=dict)
 
 
 def upstream(name: str) -> Upstream | None:
@@ -156,14 +154,10 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
                          f"to get it, {entry.get('obtain', '')}")
     mirror = mirror or os.environ.get(paths.MIRROR_ENV_VAR) or None
     dest = Path(dest) if dest is not None else paths.cache_dir()
-    judge = entry.get("format") == "judge"
-    out = dest / (next(iter(entry["files"])) if judge else entry["file"])
-    expected = entry.get("content_sha256")
-    keys = digest_keys(name)
-    if not force and expected and _present(dest, entry, keys):
-        return out
+    outputs = list(entry["files"]) if entry.get("format") == "judge" else [entry["file"]]
+    if not force and entry.get("content_sha256") and _present(name, entry, dest, outputs):
+        return dest / outputs[0]
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         raw_dir = dest / "upstream" / name
         raw_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -185,55 +179,58 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
             raise FetchError(f"{name}: download of {url} failed ({type(exc).__name__}: {exc}); check the "
                              f"network or give a mirror: `{FETCH_COMMAND} {name} --mirror URL`") from exc
     try:
-        arrays = BUILDERS[up.builder](local)
+        built = BUILDERS[up.builder](local)
     except Exception as exc:
         _discard(local, up)
         raise FetchError(f"{name}: building from the downloaded files failed ({type(exc).__name__}: {exc}); "
                          f"the unpinned downloads were deleted; retry `{FETCH_COMMAND} {name}`") from exc
-    if judge:
-        return _write_judge(name, arrays, dest, expected or {}, local, up)
-    got = content_sha256(arrays, keys=[k for k in keys if k in arrays])
-    if expected and got != expected:
-        _discard(local, up)
-        raise FetchError(f"{name}: the matrix built from {up.base} differs from the registered one (content "
-                         f"sha256 {got[:12]}..., expected {expected[:12]}...): a corrupt download or a changed "
-                         f"upstream; the downloads were deleted and nothing was written. Retry `{FETCH_COMMAND} "
-                         f"{name}` or use another --mirror")
-    _atomic_savez(out, arrays)
-    return out
+    if entry.get("format") != "judge":
+        built = {outputs[0]: built}
+    return _write_outputs(name, entry, built, dest, local, up)
 
 
-def _present(dest: Path, entry: dict, keys) -> bool:
-    """Every output of the entry is already under ``dest`` with the registered content."""
+def _expected(entry: dict, rel: str) -> str | None:
+    """The registered content digest of output ``rel`` (one string for a matrix, one per file for judge data)."""
+    want = entry.get("content_sha256")
+    return want.get(rel) if isinstance(want, dict) else want
+
+
+def _digest(name: str, entry: dict, path: Path) -> str:
+    """Content digest of a written output: the digest keys of a matrix, or the whole judge-data file."""
     if entry.get("format") == "judge":
-        return all((dest / rel).exists() and judge_file_sha256(dest / rel) == entry["content_sha256"].get(rel)
-                   for rel in entry["files"])
-    out = dest / entry["file"]
-    return out.exists() and file_content_sha256(out, keys) == entry["content_sha256"]
+        return judge_file_sha256(path)
+    return file_content_sha256(path, digest_keys(name))
 
 
-def _write_judge(name: str, outputs: dict, dest: Path, expected: dict, local: dict, up: Upstream) -> Path:
-    """Write a judge dataset's files (``.npz`` arrays or ``.csv.gz`` tables) to temporary names, check each
-    against the registry's content digest, then move all of them in place; nothing is written on a mismatch."""
+def _present(name: str, entry: dict, dest: Path, outputs: list[str]) -> bool:
+    """Every output of the entry is already under ``dest`` with the registered content."""
+    return all((dest / rel).exists() and _digest(name, entry, dest / rel) == _expected(entry, rel)
+               for rel in outputs)
+
+
+def _write_outputs(name: str, entry: dict, outputs: dict, dest: Path, local: dict, up: Upstream) -> Path:
+    """Write a dataset's files (``.npz`` from a dict of arrays, ``.csv.gz`` from a table) to temporary names,
+    check each written file against the registry's content digest, then move all of them in place; on a
+    mismatch the unpinned downloads are deleted and nothing is written."""
     tmp = {}
     try:
         for rel, obj in outputs.items():
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            part = target.with_name(target.name + ".part" + ("".join(target.suffixes)))
+            part = target.with_name(target.name + ".part" + "".join(target.suffixes))
             if rel.endswith(".npz"):
                 with open(part, "wb") as fh:
                     np.savez_compressed(fh, **obj)
             else:
                 obj.to_csv(part, index=False, compression={"method": "gzip", "mtime": 0})
             tmp[rel] = part
-            got = judge_file_sha256(part)
-            if expected.get(rel) and got != expected[rel]:
+            got, want = _digest(name, entry, part), _expected(entry, rel)
+            if want and got != want:
                 _discard(local, up)
                 raise FetchError(f"{name}: {rel} built from {up.base} differs from the registered one (content "
-                                 f"sha256 {got[:12]}..., expected {expected[rel][:12]}...); the downloads were "
-                                 f"deleted and nothing was written. Retry `{FETCH_COMMAND} {name}` or use another "
-                                 "--mirror")
+                                 f"sha256 {got[:12]}..., expected {want[:12]}...): a corrupt download or a changed "
+                                 f"upstream; the downloads were deleted and nothing was written. Retry "
+                                 f"`{FETCH_COMMAND} {name}` or use another --mirror")
         for rel, part in tmp.items():
             os.replace(part, dest / rel)
         return dest / next(iter(outputs))
@@ -246,17 +243,6 @@ def _discard(local: dict[str, Path], up: Upstream) -> None:
     for rel, path in local.items():
         if up.files.get(rel) is None:
             Path(path).unlink(missing_ok=True)
-
-
-def _atomic_savez(out: Path, arrays: dict) -> None:
-    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".npz.part")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, out)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def fetch_many(names, **kw) -> dict[str, str]:
