@@ -21,9 +21,9 @@ MIRROR_ENV_VAR = "PAPERLIB_MIRROR"
 CACHE_ENV_VAR = "PAPERLIB_CACHE"
 
 
-def _cache_dir() -> Path:
-    """``data/cache`` in a source checkout; the user cache folder (``~/.cache/paperlib``) for an installed
-    package; ``$PAPERLIB_CACHE`` overrides both."""
+def cache_dir() -> Path:
+    """Where ``paperlib data fetch`` writes and the loaders look second: ``$PAPERLIB_CACHE``, else ``data/cache``
+    in a source checkout, else the user cache folder (``~/.cache/paperlib``)."""
     env = os.environ.get(CACHE_ENV_VAR)
     if env:
         return Path(env).expanduser().resolve()
@@ -31,7 +31,6 @@ def _cache_dir() -> Path:
         return ROOT / "data" / "cache"
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "paperlib"
-
 
 
 def data_dirs() -> list[Path]:
@@ -43,12 +42,6 @@ def data_dirs() -> list[Path]:
         dirs.append(Path(env).expanduser().resolve())
     dirs.append(cache_dir())
     return dirs
-
-
-def cache_dir() -> Path:
-    """Where ``paperlib data fetch`` writes: ``$PAPERLIB_CACHE``, else ``data/cache`` in a source checkout,
-    else ``~/.cache/paperlib``."""
-    return _cache_dir()
 
 
 def figures_dir(profile: str) -> Path:

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
-from .registry import DatasetNotFoundError, judge_registry, sha256_file
+from .fetch import judge_file_sha256
+from .registry import DatasetNotFoundError, _raw, is_registered_file, judge_registry
 
 _verified: set[str] = set()
 
@@ -31,7 +32,7 @@ def locate_judge_file(rel: str) -> Path:
         tried.append(str(p))
         if p.exists():
             if rel not in _verified:
-                if sha256_file(p) != _judge_files()[rel] and not _same_content(rel, p):
+                if not is_registered_file(p, _judge_files()[rel], _judge_digests().get(rel), judge_file_sha256):
                     raise JudgeDataError(f"{p}: neither its checksum nor its content digest is the one recorded in "
                                          f"paperlib/data/registry.yaml; rebuild it with `paperlib data fetch "
                                          f"{rel.split('/')[0]} --force`")
@@ -43,17 +44,10 @@ def locate_judge_file(rel: str) -> Path:
         f"project data into $PAPERLIB_DATA")
 
 
-def _same_content(rel: str, path: Path) -> bool:
-    """A file rebuilt by ``paperlib data fetch``: same content digest as the registered one."""
-    from .fetch import judge_file_sha256
-    from .registry import _raw
-
-    want = {r: d for e in _raw().values() if e.get("format") == "judge"
+def _judge_digests() -> dict[str, str]:
+    """Registered content digest of every judge-data file (accepts a copy rebuilt by ``paperlib data fetch``)."""
+    return {r: d for e in _raw().values() if e.get("format") == "judge"
             for r, d in (e.get("content_sha256") or {}).items()}
-    try:
-        return rel in want and judge_file_sha256(path) == want[rel]
-    except (OSError, ValueError, KeyError):
-        return False
 
 
 def _judge_files() -> dict[str, str]:

@@ -133,18 +133,24 @@ def status(name: str, verify: bool = True) -> str:
     return "available"
 
 
-def _verified(name: str, path: Path) -> bool:
-    """The file is the registered one: same bytes (``sha256``), or, for a file rebuilt by
-    ``paperlib data fetch``, the same arrays (``content_sha256``)."""
-    ds = info(name)
-    if not ds.sha256 or _sha256_cached(str(path), *_stamp(path)) == ds.sha256:
+def is_registered_file(path: Path, sha256: str | None, content_sha256: str | None, content_digest) -> bool:
+    """The file is the registered one: same bytes (``sha256``; no checksum recorded counts as a match), or, for
+    a file rebuilt by ``paperlib data fetch``, the same content (``content_digest(path) == content_sha256``);
+    an unreadable file is not."""
+    if not sha256 or _sha256_cached(str(path), *_stamp(path)) == sha256:
         return True
-    if ds.content_sha256 is None:
+    if content_sha256 is None:
         return False
     try:
-        return _content_cached(name, str(path), *_stamp(path)) == ds.content_sha256
+        return content_digest(path) == content_sha256
     except (OSError, ValueError, KeyError, zipfile.BadZipFile):
         return False
+
+
+def _verified(name: str, path: Path) -> bool:
+    ds = info(name)
+    return is_registered_file(path, ds.sha256, ds.content_sha256,
+                              lambda p: _content_cached(name, str(p), *_stamp(p)))
 
 
 @lru_cache(maxsize=64)
