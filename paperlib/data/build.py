@@ -125,11 +125,22 @@ def build_sysrs(pkl: Path) -> dict[str, np.ndarray]:
     0/1 matrices as uint8 else float32; rows ``rankNNN`` (upstream rows are sorted by decreasing mean),
     columns ``qNNNNN`` (sysrs_* PROVENANCE.md)."""
     a = load_array_pickle(pkl)
-    binary = np.isin(a[~np.isnan(a)] if a.dtype.kind == "f" else a, (0, 1)).all()
+    binary = not (a.dtype.kind == "f" and np.isnan(a).any()) and bool(np.isin(a, (0, 1)).all())
     scores = a.astype(np.uint8) if binary else a.astype(np.float32)
     n, m = scores.shape
     return dict(scores=scores, row_ids=np.array([f"rank{i:03d}" for i in range(n)]),
                 col_ids=np.array([f"q{j:05d}" for j in range(m)]))
+
+
+def _matrix(cells: dict, rows: list, cols: list) -> np.ndarray:
+    """float32 (rows x cols) matrix from ``{row: {col: value}}``; NaN where a row has no value for a column."""
+    ci = {c: j for j, c in enumerate(cols)}
+    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
+    for i, r in enumerate(rows):
+        got = cells.get(r, {})
+        if got:
+            scores[i, [ci[c] for c in got]] = list(got.values())
+    return scores
 
 
 def _iso_day(ms) -> str:
@@ -145,12 +156,10 @@ def build_livecodebench(path: Path) -> dict[str, np.ndarray]:
     rows = sorted({r["model"] for r in recs})
     problems = {r["question_id"]: (int(r["date"]), r["difficulty"], r["platform"]) for r in recs}
     cols = sorted(problems, key=lambda q: (problems[q][0], q))
-    ri = {r: i for i, r in enumerate(rows)}
-    ci = {c: j for j, c in enumerate(cols)}
-    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
+    cells: dict = {}
     for r in recs:
-        scores[ri[r["model"]], ci[r["question_id"]]] = float(r["pass@1"]) / 100.0
-    out = dict(scores=scores, row_ids=np.array(rows), col_ids=np.array(cols),
+        cells.setdefault(r["model"], {})[r["question_id"]] = float(r["pass@1"]) / 100.0
+    out = dict(scores=_matrix(cells, rows, cols), row_ids=np.array(rows), col_ids=np.array(cols),
                col_dates=np.array([_iso_day(problems[c][0]) for c in cols]),
                col_difficulty=np.array([problems[c][1] for c in cols]),
                col_platform=np.array([problems[c][2] for c in cols]))
@@ -167,7 +176,7 @@ def build_mmlupro(files: dict[str, Path]) -> dict[str, np.ndarray]:
     extracted ``pred`` letter equals ``answer``, a null ``pred`` scores 0, questions missing from a model's
     file are NaN; rows = models in the order of their zip names (so ``X-Instruct_5shots`` sorts before
     ``X_5shots``), columns = question ids in numeric order (tiger_mmlupro_29 PROVENANCE.md)."""
-    per_model, category = {}, {}
+    per_model, category, none_frac = {}, {}, []
     for rel, path in sorted(files.items(), key=lambda kv: Path(kv[0]).name):
         model = Path(rel).name.removeprefix("model_outputs_").removesuffix(".zip").removesuffix("_5shots")
         with zipfile.ZipFile(path) as zf:
@@ -175,25 +184,20 @@ def build_mmlupro(files: dict[str, Path]) -> dict[str, np.ndarray]:
             if len(members) != 1:
                 raise ValueError(f"{rel}: expected one .json file in the zip, found {members}")
             recs = json.load(io.TextIOWrapper(zf.open(members[0]), encoding="utf-8"))
-        got = {}
+        got, null = {}, {}
         for r in recs:
             if not isinstance(r, dict) or "question_id" not in r:
                 continue
             q = int(r["question_id"])
             category.setdefault(q, r.get("category", ""))
-            got[q] = (r.get("pred") is not None, r.get("pred") == r.get("answer"))
+            got[q] = float(r.get("pred") == r.get("answer"))
+            null[q] = r.get("pred") is None
         per_model[model] = got
+        none_frac.append(sum(null.values()) / len(null) if null else 0.0)
     rows, cols = list(per_model), sorted(category)
-    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
-    none_frac = np.zeros(len(rows), dtype=np.float32)
-    for i, r in enumerate(rows):
-        got = per_model[r]
-        for j, q in enumerate(cols):
-            if q in got:
-                scores[i, j] = float(got[q][1])
-        none_frac[i] = np.mean([not has for has, _ in got.values()]) if got else 0.0
-    return dict(scores=scores, row_ids=np.array(rows), col_ids=np.array([f"mmlupro_q{q}" for q in cols]),
-                col_category=np.array([category[q] for q in cols]), row_pred_none_frac=none_frac)
+    return dict(scores=_matrix(per_model, rows, cols), row_ids=np.array(rows), col_ids=np.array([f"mmlupro_q{q}" for q in cols]),
+                col_category=np.array([category[q] for q in cols]),
+                row_pred_none_frac=np.array(none_frac, dtype=np.float32))
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -264,12 +268,7 @@ def build_zeroeval(files: dict[str, Path], task: str) -> dict[str, np.ndarray]:
     rows = list(per_model)
     cols = sorted({q for g in per_model.values() for q in g},
                   key=lambda q: (re.sub(r"\d+$", "", q), int(re.findall(r"\d+$", q)[0]) if re.search(r"\d+$", q) else -1))
-    scores = np.full((len(rows), len(cols)), np.nan, dtype=np.float32)
-    ci = {c: j for j, c in enumerate(cols)}
-    for i, r in enumerate(rows):
-        for q, v in per_model[r].items():
-            scores[i, ci[q]] = v
-    return dict(scores=scores, row_ids=np.array(rows), col_ids=np.array(cols),
+    return dict(scores=_matrix(per_model, rows, cols), row_ids=np.array(rows), col_ids=np.array(cols),
                 row_generator=np.array([gen.get(r, "") for r in rows]),
                 row_no_answer_frac=np.array([none_frac[r] for r in rows], dtype=np.float32))
 
