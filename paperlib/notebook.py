@@ -125,12 +125,6 @@ def kind_tag(kind: str) -> str:
     return KIND_TAG.get(kind, kind)
 
 
-def grid_dpi(panels: int) -> int:
-    """Resolution of a saved figure: 110 dpi, 100 for grids of more than 16 panels (never below
-    :data:`MIN_DPI`: 8-pt text is 11 pixels high there)."""
-    return 110 if panels <= 16 else MIN_DPI
-
-
 def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
     """Make ``fig`` :func:`readable` and save it to ``path`` (see :func:`output`; page ``k > 1`` of a split figure
     goes to :func:`page_path`), at ``dpi`` (at least :data:`MIN_DPI`), lowered towards 80 dpi only if the file

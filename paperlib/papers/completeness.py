@@ -7,6 +7,7 @@ run never overwrites them, and ends with :func:`report` saying what was skipped 
 
 from __future__ import annotations
 
+from ..data.fetch import fetchable
 from ..data.judge_pools import judge_data_available
 from ..data.registry import _raw
 from ..data.registry import status as matrix_status
@@ -62,8 +63,8 @@ def report(cfg: dict) -> str:
     if not absent:
         return ""
     p = cfg["profile"]
-    fetchable = [d for d in absent if (_raw()[d].get("upstream") or {}).get("builder")]
-    manual = [d for d in absent if d not in fetchable]
+    can = [d for d in absent if fetchable(d)]
+    manual = [d for d in absent if d not in can]
     lines = [
         "", "=" * 78,
         f"paperlib: INCOMPLETE RUN of profile '{p}': {len(absent)} dataset(s) absent here; every target that needs "
@@ -73,8 +74,8 @@ def report(cfg: dict) -> str:
         "  Skipped data (config keys that name it):",
     ]
     lines += [f"    - {d}: {', '.join(keys)}" for d, keys in absent.items()]
-    if fetchable:
-        lines.append(f"  Get them with:  paperlib data fetch {' '.join(fetchable)}")
+    if can:
+        lines.append(f"  Get them with:  paperlib data fetch {' '.join(can)}")
     for d in manual:
         lines.append(f"  {d}: {_raw()[d].get('obtain', 'see its PROVENANCE.md')}")
     lines.append("  (or point PAPERLIB_DATA at a folder that holds them), then rerun.")
