@@ -136,7 +136,7 @@ def index_page(readme: Path, pages: list[tuple], out: Path, profile: str) -> Non
     (out / "index.html").write_text(_page("paperlib — the executable paper", body, _nav()))
 
 
-def fix_links(out: Path, profile: str) -> int:
+def fix_links(out: Path) -> int:
     """Rewrite or unlink every relative href/src that does not resolve inside the site; returns how many."""
     changed = 0
     for page in out.rglob("*.html"):
@@ -183,7 +183,7 @@ def build(profile: str, executed_dir: Path, figures_dir: Path, readme: Path, out
     ledger_page(claims, pages, out)
     figures_page([*figures_dir.glob("*.png")], out)
     index_page(readme, pages, out, profile)
-    fix_links(out, profile)
+    fix_links(out)
     return out / "index.html"
 
 

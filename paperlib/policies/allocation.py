@@ -166,6 +166,7 @@ class AllocationPolicy:
     """
 
     name = "policy"
+    needs_scale = False  # True: the policy needs the judge's score range (``scale=(lo, hi)``)
 
     def __init__(self, K: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         if int(K) < 1:
@@ -384,6 +385,7 @@ class RobinHoodEB(RobinHood):
     """
 
     name = "robin-hood-eb"
+    needs_scale = True
 
     def __init__(self, K, budget, scale=None, delta=0.007, t0=2, ucb="eq6", reps=1, seed=0, device=None):
         if scale is None:

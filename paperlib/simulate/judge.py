@@ -122,9 +122,9 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     else:
         if name == "uniform" and params:
             raise ValueError(f"uniform takes no parameters, got {sorted(params)}")
-        if name == "robin-hood-eb" and "scale" not in params:
+        if METHODS[name].cls.needs_scale and "scale" not in params:
             if judge.scale is None:
-                raise ValueError(f"robin-hood-eb needs bounded scores and judge {judge.name} has no scale; "
+                raise ValueError(f"{name} needs bounded scores and judge {judge.name} has no scale; "
                                  "pass scale=(lo, hi)")
             params["scale"] = judge.scale
         pol = METHODS[name].cls(K, B, reps=reps, seed=seed, device=dev, **params)

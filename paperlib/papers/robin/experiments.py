@@ -23,7 +23,7 @@ from ...data import (
     load_llmrubric,
 )
 from ...metrics import first_crossing, human_correlations
-from ...policies import label, method_id
+from ...policies import METHODS, label, method_id
 from ...policies import parse as parse_id
 from ...policies.allocation import warmup_rounds
 from ...simulate import CategoricalJudge, PoolJudge, judge_from, run_judge, synthetic_judge
@@ -95,8 +95,8 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.Dat
     budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})
     frames = []
     for i, mid in enumerate(run_variants(cfg)):
-        if mid == eb_id(cfg) and judge.scale is None:
-            continue  # ours needs bounded scores; the Gaussian synthetic judge has none
+        if METHODS[parse_id(mid)[0]].cls.needs_scale and judge.scale is None:
+            continue  # a method that needs bounded scores (ours) on a judge without a range (the Gaussian one)
         res = run_judge(mid, judge, budgets, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i,
                         device=device, progress=progress)
         name, params = parse_id(mid)
