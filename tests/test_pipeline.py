@@ -93,7 +93,7 @@ def test_snakefile_only_includes_the_rule_files():
 
 def test_profiles_write_to_separate_folders():
     common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
-    assert 'OUT = output_tag(config)' in common
+    assert 'OUT = output_tag(config, ABSENT)' in common
     assert 'FIG = f"figures/{OUT}"' in common and 'RES = f"results/{OUT}"' in common
     assert load_config("quick")["profile"] == "quick" and load_config("paper")["profile"] == "paper"
 

@@ -51,15 +51,17 @@ def absent_datasets(cfg: dict) -> dict[str, list[str]]:
     return {d: keys for d, keys in profile_datasets(cfg).items() if not present(d)}
 
 
-def output_tag(cfg: dict) -> str:
-    """``<profile>`` when every dataset is present, else ``<profile>-partial``."""
+def output_tag(cfg: dict, absent: dict | None = None) -> str:
+    """``<profile>`` when every dataset is present, else ``<profile>-partial`` (``absent``: a precomputed
+    :func:`absent_datasets`)."""
     p = cfg["profile"]
-    return p if not absent_datasets(cfg) else f"{p}-partial"
+    return p if not (absent_datasets(cfg) if absent is None else absent) else f"{p}-partial"
 
 
-def report(cfg: dict) -> str:
-    """End-of-run summary: what was skipped for want of data, where the outputs went, the commands that fix it."""
-    absent = absent_datasets(cfg)
+def report(cfg: dict, absent: dict | None = None) -> str:
+    """End-of-run summary: what was skipped for want of data, where the outputs went, the commands that fix it
+    (``absent``: a precomputed :func:`absent_datasets`)."""
+    absent = absent_datasets(cfg) if absent is None else absent
     if not absent:
         return ""
     p = cfg["profile"]

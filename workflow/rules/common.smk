@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
-from paperlib.papers.completeness import output_tag, report
+from paperlib.papers.completeness import absent_datasets, output_tag, report
 from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.experiments import pool_names
 from paperlib.papers.robin.experiments import cell_names
@@ -29,11 +29,12 @@ except ConfigError as exc:
 
 P = config["profile"]
 # a run without some of the profile's data writes to <profile>-partial, never over the committed figures/<profile>
-OUT = output_tag(config)
+ABSENT = absent_datasets(config)  # checks every dataset file once
+OUT = output_tag(config, ABSENT)
 RES = f"results/{OUT}"
 FIG = f"figures/{OUT}"
 LOG = f"logs/{OUT}"
-SUMMARY = report(config)
+SUMMARY = report(config, ABSENT)
 if SUMMARY:
     print(SUMMARY, file=sys.stderr)
 
