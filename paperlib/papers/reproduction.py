@@ -34,16 +34,12 @@ def compare_csv(expected: Path, fresh: Path, rtol: float = 1e-6, atol: float = 1
         if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
             xv, yv = x.to_numpy(float), y.to_numpy(float)
             bad = ~(np.isclose(yv, xv, rtol=rtol, atol=atol) | (np.isnan(xv) & np.isnan(yv)))
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                out.append(f"{name}: column {col!r}: {int(bad.sum())} of {len(xv)} values differ "
-                           f"(first at row {i}: expected {xv[i]!r}, fresh {yv[i]!r})")
         else:
-            bad = ~((x.astype(str) == y.astype(str)) | (x.isna() & y.isna()))
-            if bad.any():
-                i = int(np.flatnonzero(bad.to_numpy())[0])
-                out.append(f"{name}: column {col!r}: {int(bad.sum())} of {len(x)} values differ "
-                           f"(first at row {i}: expected {x.iloc[i]!r}, fresh {y.iloc[i]!r})")
+            bad = ~((x.astype(str) == y.astype(str)) | (x.isna() & y.isna())).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            out.append(f"{name}: column {col!r}: {int(bad.sum())} of {len(x)} values differ "
+                       f"(first at row {i}: expected {x.iloc[i]!r}, fresh {y.iloc[i]!r})")
     return out
 
 
