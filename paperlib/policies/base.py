@@ -183,9 +183,9 @@ class Policy(ABC):
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
         if scores.shape != request.rows.shape:
             raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")
-        if torch.isnan(scores).any():
-            raise ValueError("scores contain NaN")
-        if (scores < 0).any() or (scores > 1).any():
+        if not bool(((scores >= 0) & (scores <= 1)).all()):
+            if torch.isnan(scores).any():
+                raise ValueError("scores contain NaN")
             raise ValueError("scores must lie in [0, 1]")
         self._update(request.rows, request.cols, scores)
         self.spent += request.size

@@ -21,6 +21,10 @@ import math
 import torch
 
 FUNCTIONS = 256
+#: Round functions per round when the round maps are tabulated (32^8 = 2^40 keys at 8 rounds).
+TABULATED_FUNCTIONS = 32
+#: Largest tabulated round map (int32 entries, ~1 MB: stays in cache) before falling back to computing each round.
+TABULATE_MAX = 1 << 18
 
 
 def rounds_for(side: int) -> int:
@@ -33,8 +37,14 @@ class KeyedPermutations:
 
     Round j of the Feistel network maps (L, R) to (R, (L + F_{j, k_j}(R)) mod s), where the F_{j, k} are
     ``FUNCTIONS`` random functions Z_s -> Z_s per round, drawn once (a table shared by all orderings),
-    and k_j is the ordering's own key for round j (256^8 = 2^64 keys at 8 rounds). A round is four tensor operations, so a draw for all R x b
-    pairs of a batch costs a few dozen small kernels.
+    and k_j is the ordering's own key for round j (256^8 = 2^64 keys at 8 rounds); a round is four
+    tensor operations. Where s is small (m up to ~1,000) the whole round map (L, R) -> (R, L + F(R))
+    is tabulated instead for ``TABULATED_FUNCTIONS`` functions per round (32^8 = 2^40 keys; the table,
+    ~1 MB of int32, stays in cache) and a round is one ``index_select``. Each tabulated round is
+    cycle-walked into [0, m) when the table is built (x < m is mapped by the round again until it
+    lands below m: the permutation that round induces on [0, m)), so their composition permutes
+    [0, m) with no walking at draw time: about 5x faster per draw than the computed rounds.
+    ``keys`` are gathered at the broadcast shape of ``reps`` and ``rows`` only.
 
     Parameters
     ----------
@@ -50,12 +60,32 @@ class KeyedPermutations:
         self.m = int(m)
         self.side = s = max(2, math.isqrt(self.m - 1) + 1)
         self.rounds = rounds_for(s)
+        self.rounds_table = None
+        if self.rounds * TABULATED_FUNCTIONS * s * s <= TABULATE_MAX:
+            funcs = self.rounds * TABULATED_FUNCTIONS
+            f = torch.randint(0, s, (funcs, s), generator=gen, device=device, dtype=torch.int64)
+            x = torch.arange(s * s, device=device)
+            left, right = x // s, x % s
+            step = right * s + (left + f[:, right]) % s
+            walked, inside = step.clone(), x < self.m
+            while bool((out := inside & (walked >= self.m)).any()):
+                walked = torch.where(out, step.gather(1, walked), walked)
+            self.rounds_table = walked.to(torch.int32).reshape(-1)
+            keys = torch.randint(0, TABULATED_FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device)
+            offsets = torch.arange(self.rounds, device=device) * TABULATED_FUNCTIONS
+            self.keys = ((keys + offsets) * (s * s)).to(torch.int32)
+            return
         self.table = torch.randint(0, s, (self.rounds * FUNCTIONS * s,), generator=gen, device=device, dtype=torch.int64)
         offsets = torch.arange(self.rounds, device=device, dtype=torch.int64) * (FUNCTIONS * s)
         keys = torch.randint(0, FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device, dtype=torch.int64)
         self.keys = keys * s + offsets
 
     def _encrypt(self, x: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        if self.rounds_table is not None:
+            for j in range(self.rounds):
+                z = x + keys[..., j]
+                x = self.rounds_table.index_select(0, z.reshape(-1)).view(z.shape)
+            return x
         s = self.side
         left, right = x // s, x % s
         for j in range(self.rounds):
@@ -63,12 +93,15 @@ class KeyedPermutations:
         return left * s + right
 
     def __call__(self, reps: torch.Tensor, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m)."""
-        reps, rows, pos = torch.broadcast_tensors(reps, rows, pos)
+        """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m).
+
+        Passing one row per repetition as (R, 1) with positions (R, k) gathers R keys, not R k.
+        """
         keys = self.keys[reps, rows]
-        y = self._encrypt(pos.long(), keys)
-        if self.side * self.side == self.m or not bool((y >= self.m).any()):
-            return y
+        y = self._encrypt(pos.to(keys.dtype), keys)
+        if self.rounds_table is not None or self.side * self.side == self.m or not bool((y >= self.m).any()):
+            return y.long()
+        keys = keys.expand(*y.shape, self.rounds)
         out = (y >= self.m).nonzero(as_tuple=True)
         while out[0].numel():
             z, kz = y[out], keys[out]
@@ -77,4 +110,4 @@ class KeyedPermutations:
                 z = torch.where(z >= self.m, self._encrypt(z, kz), z)
             y[out] = z
             out = (y >= self.m).nonzero(as_tuple=True)
-        return y
+        return y.long()
