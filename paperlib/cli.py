@@ -57,6 +57,9 @@ def _simulate_parser(sub):
     p.add_argument("--tie-tol", type=float, default=0.0,
                    help="rows within this of the top mean all count as the best (true_best_set; default 0: exact ties)")
     p.add_argument("--a", type=float, default=1.0, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
+    p.add_argument("--batch-mode", choices=["row", "pending"], default=None,
+                   help="ucbe / ucbe-sync with --batch-size > 1: row (default; Zhou et al. Sec. 4.3: the top method and b "
+                        "of its examples) or pending (b sequential arg-maxes counting the batch's pending pairs)")
     p.add_argument("--eta", type=float, default=5.0, help="uncertainty scaling eta of the LRF methods (default 5)")
     p.add_argument("--rank", type=int, default=None,
                    help="rank r of the factorisation (default 1 for the LRF methods, 8 for the PULSE fit on --train)")
@@ -82,6 +85,10 @@ def _params(args) -> dict:
     params = {}
     if args.method in ("ucbe", "ucbe-sync"):
         params["a"] = args.a
+        if args.batch_mode is not None:
+            params["batch_mode"] = args.batch_mode
+    elif args.batch_mode is not None:
+        raise ValueError(f"--batch-mode applies to ucbe and ucbe-sync, not {args.method}")
     if args.method in LRF_METHODS:
         params.update(eta=args.eta, rank=args.rank or 1, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
     if args.method in PULSE_METHODS:

@@ -29,6 +29,16 @@ def test_simulate_json_contract(npz, tmp_path):
     assert res["precision"] == np.mean(np.array(res["best"]) == 5)
 
 
+@pytest.mark.parametrize("mode", ["row", "pending"])
+def test_batch_mode_reaches_the_policy(npz, tmp_path, mode):
+    """The 6 x 40 matrix has a clear best row; with 4 pairs per batch both modes spend exactly the budget."""
+    out = tmp_path / "o.json"
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.5", "--batch-size", "4",
+               "--batch-mode", mode, "--reps", "3", "--json", str(out), "--quiet"])
+    res = json.loads(out.read_text())
+    assert rc == 0 and res["budget"] == 120 and res["params"]["batch_mode"] == mode
+
+
 @pytest.mark.parametrize(
     "extra, msg",
     [
@@ -36,6 +46,7 @@ def test_simulate_json_contract(npz, tmp_path):
         (["--budget-frac", "0"], "budget-frac"),
         (["--budget-frac", "0.5", "--reps", "0"], "reps"),
         (["--budget-frac", "0.5", "--batch-size", "0"], "batch-size"),
+        (["--budget-frac", "0.5", "--method", "row-mean", "--batch-mode", "row"], "batch-mode"),
     ],
 )
 def test_bad_arguments_exit_nonzero(npz, tmp_path, capsys, extra, msg):

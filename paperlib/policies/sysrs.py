@@ -158,8 +158,9 @@ class UCBESync(UCBE):
 
     name = "ucbe-sync"
 
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, a: float = 1.0, batch_size: int = 1):
-        super().__init__(n, m, budget, reps, seed, device, a=a, batch_size=batch_size)
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, a: float = 1.0, batch_size: int = 1,
+                 batch_mode: str = "row"):
+        super().__init__(n, m, budget, reps, seed, device, a=a, batch_size=batch_size, batch_mode=batch_mode)
         shared = KeyedPermutations(self.reps, 1, self.m, self.gen, self.device)
         self.order = lambda reps, rows, pos: shared(reps, torch.zeros_like(rows), pos)
 
