@@ -190,7 +190,9 @@ def test_als_half_step_equals_dense_solve_with_dropped_entries(rank):
     dropped = torch.rand(2, k, 60, generator=gen) < 0.3
     ri, ki, ei = dropped.nonzero(as_tuple=True)
     o = obs.mask.float()
-    got = ens._half_step(obs.values * o, o, other, (ri, ki), obs.rows[ri, ei], obs.cols[ri, ei], obs.scores[ri, ei])
+    member_of = ri * k + ki
+    got = ens._half_step(obs.values * o, o, other, member_of * n + obs.rows[ri, ei], member_of * m + obs.cols[ri, ei],
+                         obs.scores[ri, ei])
     for r in range(2):
         for kk in range(k):
             member = obs.mask[r].clone()
@@ -201,6 +203,36 @@ def test_als_half_step_equals_dense_solve_with_dropped_entries(rank):
                 w = member[i].float()
                 want = torch.linalg.solve((v.T * w) @ v + 0.1 * torch.eye(rank), (v.T * w) @ obs.values[r, i])
                 torch.testing.assert_close(got[r, kk, i], want, atol=1e-5, rtol=1e-4)
+
+
+def test_bernoulli_positions_are_iid_bernoulli():
+    """Per-entry rate within an exact binomial interval, count per row ~ Binomial, gaps ~ Geometric (chi-square)."""
+    from scipy.stats import binom, binomtest, chisquare
+
+    from paperlib.lowrank.ensemble import bernoulli_positions
+
+    reps, members, length, p = 3, 50, 4000, 0.05
+    ri, ki, ei = bernoulli_positions(reps, members, length, p, torch.Generator().manual_seed(0), "cpu")
+    assert ri.max() < reps and ki.max() < members and ei.min() >= 0 and ei.max() < length
+    flat = (ri * members + ki) * length + ei
+    assert (flat.diff() > 0).all()  # sorted and distinct, as nonzero() lists them
+    total = reps * members * length
+    assert binomtest(len(ei), total, p).pvalue > 1e-3
+    per_row = torch.bincount(ri * members + ki, minlength=reps * members).numpy()
+    lo, hi = binom.ppf([1e-4, 1 - 1e-4], length, p)
+    assert ((per_row >= lo) & (per_row <= hi)).all()
+    row = ri * members + ki
+    same = row[1:] == row[:-1]
+    gaps = (ei[1:] - ei[:-1])[same].numpy() - 1  # failures between successes
+    bins = np.minimum(gaps, 40)
+    observed = np.bincount(bins, minlength=41)
+    expect = np.array([(1 - p) ** g * p for g in range(40)] + [(1 - p) ** 40]) * len(gaps)
+    assert chisquare(observed, expect).pvalue > 1e-3
+    first = ei[torch.cat([torch.tensor([True]), ~same])].numpy()
+    assert chisquare(np.bincount(np.minimum(first, 40), minlength=41), expect / len(gaps) * len(first)).pvalue > 1e-3
+    e = bernoulli_positions(2, 3, 0, 0.05, torch.Generator(), "cpu")
+    assert all(t.numel() == 0 for t in e)
+    assert bernoulli_positions(2, 3, 5, 1.0, torch.Generator(), "cpu")[2].numel() == 30
 
 
 def test_ucbe_lrf_picks_most_uncertain_examples():

@@ -2,7 +2,39 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
+
+
+def bernoulli_positions(reps: int, members: int, length: int, p: float, gen: torch.Generator, device):
+    """Where ``torch.rand(reps, members, length) < p`` is true, as ``nonzero(as_tuple=True)`` lists it.
+
+    Draws the gaps between successes (geometric: floor(log U / log(1 - p)) failures before each
+    success) instead of one uniform per entry, so it costs O(p x entries) rather than O(entries):
+    the same i.i.d. Bernoulli(p) law, about 20x fewer draws at p = 0.05. Rows whose drawn gaps do
+    not reach ``length`` (a 6-sigma event per chunk) get another chunk.
+    """
+    empty = torch.zeros(0, dtype=torch.long, device=device)
+    if p <= 0 or length == 0:
+        return empty, empty, empty
+    rows = reps * members
+    if p >= 1:
+        flat = torch.arange(rows * length, device=device)
+        return flat // (members * length), (flat // length) % members, flat % length
+    mean = length * p
+    chunk = int(mean + 6 * math.sqrt(mean * (1 - p)) + 16)
+    log_q = math.log1p(-p)
+    pos = torch.full((rows, 0), -1, dtype=torch.long, device=device)
+    last = torch.full((rows,), -1, dtype=torch.long, device=device)
+    while bool((last < length - 1).any()):
+        u = 1.0 - torch.rand((rows, chunk), generator=gen, device=device, dtype=torch.float64)
+        gaps = torch.floor(torch.log(u) / log_q).long() + 1
+        new = last[:, None] + gaps.cumsum(dim=1)
+        pos = torch.cat([pos, new], dim=1)
+        last = new[:, -1]
+    row, j = (pos < length).nonzero(as_tuple=True)
+    return row // members, row % members, pos[row, j]
 
 
 class LowRankEnsemble:
@@ -11,7 +43,8 @@ class LowRankEnsemble:
     Member k minimises ``sum_ij O^(k)_ij (U_i . V_j - E_ij)^2 + lam (|U|^2 + |V|^2)`` (Eq. 1;
     ``lam`` is a small ridge that keeps a row or column with no observation finite), where
     ``O^(k)`` is the observation mask with each observed entry dropped independently with
-    probability ``drop`` (the paper's "zero out 5% of the ones"), redrawn at every fit. Members
+    probability ``drop`` (the paper's "zero out 5% of the ones"), redrawn at every fit
+    (:func:`bernoulli_positions`: geometric gaps, O(drop x observed) draws). Members
     are warm-started from their previous solution.
 
     Each ALS half-step is computed as the full-mask term for all K members at once (one matmul
@@ -64,11 +97,11 @@ class LowRankEnsemble:
     def _outer(x: torch.Tensor) -> torch.Tensor:
         return (x[..., :, None] * x[..., None, :]).flatten(-2)
 
-    def _half_step(self, oe, o, other, drop_idx, own_idx, other_idx, drop_val):
+    def _half_step(self, oe, o, other, own_at, other_at, drop_val):
         """Solve one factor (R, K, rows, r) given ``other`` (R, K, cols, r).
 
-        ``oe``/``o`` are (R, rows, cols) masked scores / mask; ``drop_idx = (rep, member)`` and
-        ``own_idx``/``other_idx``/``drop_val`` describe the dropped observed entries.
+        ``oe``/``o`` are (R, rows, cols) masked scores / mask; the dropped observed entries are
+        ``own_at`` / ``other_at`` (flat indices into (R, K, rows) / (R, K, cols)) with scores ``drop_val``.
         """
         reps, k, cols, r = other.shape
         rows = oe.shape[1]
@@ -78,10 +111,9 @@ class LowRankEnsemble:
         gram = (o @ outer.permute(0, 2, 1, 3).reshape(reps, cols, k * r * r))
         gram = gram.view(reps, rows, k, r * r).permute(0, 2, 1, 3).contiguous()
         if drop_val.numel():
-            ri, ki = drop_idx
-            vv = other[ri, ki, other_idx]
-            rhs.index_put_((ri, ki, own_idx), -(drop_val[:, None] * vv), accumulate=True)
-            gram.index_put_((ri, ki, own_idx), -self._outer(vv), accumulate=True)
+            vv = other.reshape(-1, r).index_select(0, other_at)
+            rhs.view(-1, r).index_add_(0, own_at, -(drop_val[:, None] * vv))
+            gram.view(-1, r * r).index_add_(0, own_at, -self._outer(vv))
         if r == 1:
             return rhs / (gram + self.lam)
         eye = torch.eye(r, device=other.device, dtype=other.dtype)
@@ -101,14 +133,17 @@ class LowRankEnsemble:
         o = obs.mask.float()
         oe = obs.values * o
         cnt = obs.count
-        dropped = torch.rand((self.reps, self.ensemble, cnt), generator=self.gen, device=self.device) < self.drop
-        ri, ki, ei = dropped.nonzero(as_tuple=True)
-        d_rows, d_cols, d_val = obs.rows[ri, ei], obs.cols[ri, ei], obs.scores[ri, ei]
+        ri, ki, ei = bernoulli_positions(self.reps, self.ensemble, cnt, self.drop, self.gen, self.device)
+        entry = ri * obs.rows.shape[1] + ei
+        d_rows, d_cols = obs.rows.reshape(-1).index_select(0, entry), obs.cols.reshape(-1).index_select(0, entry)
+        d_val = obs.scores.reshape(-1).index_select(0, entry)
+        member = ri * self.ensemble + ki
+        at_u, at_v = member * self.n + d_rows, member * self.m + d_cols
         o_t, oe_t = o.transpose(1, 2).contiguous(), oe.transpose(1, 2).contiguous()
         u, v = self.u, self.v
         for _ in range(sweeps):
-            u = self._half_step(oe, o, v, (ri, ki), d_rows, d_cols, d_val)
-            v = self._half_step(oe_t, o_t, u, (ri, ki), d_cols, d_rows, d_val)
+            u = self._half_step(oe, o, v, at_u, at_v, d_val)
+            v = self._half_step(oe_t, o_t, u, at_v, at_u, d_val)
         self.u, self.v = u, v
         k, r = self.ensemble, self.rank
         us = u.permute(0, 2, 1, 3).reshape(self.reps, self.n, k * r)
