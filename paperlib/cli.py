@@ -304,8 +304,14 @@ def cmd_data(args) -> int:
 
 
 def cmd_ledger(args) -> int:
-    from .ledger import merge
+    from .ledger import merge, read, summary_table
 
+    if args.summary:
+        claims = [c for f in args.fragments for c in read(f)]
+        print(summary_table(claims), end="")
+        return 0
+    if args.csv is None or args.md is None:
+        raise ValueError("ledger needs --csv and --md (or --summary)")
     claims = merge(args.fragments, args.csv, args.md)
     print(f"{len(claims)} claims -> {args.csv}, {args.md}")
     return 0
@@ -389,8 +395,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
     p.add_argument("fragments", nargs="+", type=Path)
-    p.add_argument("--csv", required=True, type=Path)
-    p.add_argument("--md", required=True, type=Path)
+    p.add_argument("--csv", type=Path)
+    p.add_argument("--md", type=Path)
+    p.add_argument("--summary", action="store_true",
+                   help="print the verdict counts per paper (the README's table) instead of writing the ledger")
     return parser
 
 

@@ -459,3 +459,14 @@ def test_precision_weighting_claim_verdicts():
     assert precision_weighting_claim(pulse_runs(worse, reps=300)).verdict == "fails"
     same = {**acc, "pulse-pw": acc["pulse"]}
     assert precision_weighting_claim(pulse_runs(same, reps=300)).verdict == "inconclusive"
+
+
+def test_readme_quotes_the_committed_quick_ledger():
+    """The README's verdict table is the committed quick ledger's, not a hand-made copy."""
+    from paperlib import paths
+    from paperlib.ledger import read, readme_block, summary_table
+
+    claims = read(paths.ROOT / "figures" / "quick" / "claims.csv")
+    readme = (paths.ROOT / "README.md").read_text()
+    assert readme_block(readme, "quick") == summary_table(claims)
+    assert f"has {len(claims)} rows" in readme
