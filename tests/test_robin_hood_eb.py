@@ -74,3 +74,31 @@ def test_variance_proportional_allocation_on_bounded_judge():
     j = CategoricalJudge(probs, [0.0, 1.0], device="cpu")
     eb = run_judge("robin-hood-eb", j, [3000], reps=8, seed=2, device="cpu", delta=0.1, ucb="delta")
     assert eb.counts[:, :3].mean() > eb.counts[:, 3:].mean() * 1.3
+
+
+def test_eb_ledger_row_counts_cells_and_the_oracle():
+    """Two real cells with hand-made WCE curves: the row counts cells within 60% for EB, ROBIN-HOOD and ROBIN."""
+    import pandas as pd
+
+    from paperlib.papers.robin.claims import eb_claim
+
+    main, eb = "robin-hood:delta=0.007:ucb=delta", "robin-hood-eb:delta=0.007:ucb=eq6"
+    fracs = [0.2, 0.4, 0.6, 0.8, 1.0]
+    curves = {  # Uniform ends at 0.30 in both cells
+        "uniform": [0.5, 0.45, 0.4, 0.35, 0.30],
+        "robin": {"a": [0.4, 0.3, 0.25, 0.2, 0.2], "b": [0.5, 0.4, 0.35, 0.3, 0.28]},  # 0.4 in a, 0.8 in b
+        main: [0.5, 0.4, 0.35, 0.32, 0.31],  # never
+        eb: {"a": [0.45, 0.35, 0.3, 0.25, 0.22], "b": [0.5, 0.4, 0.35, 0.32, 0.29]},  # 0.6 in a, 1.0 in b
+    }
+    rows = []
+    for cell in ("a", "b"):
+        for mid, wce in curves.items():
+            wce = wce[cell] if isinstance(wce, dict) else wce
+            for f, w in zip(fracs, wce, strict=True):
+                for rep in range(2):
+                    rows.append({"cell": cell, "kind": "real", "K": 10, "method_id": mid, "budget": int(f * 100),
+                                 "budget_frac": f, "rep": rep, "wce": w, "mae": 0.1})
+    c = eb_claim(pd.DataFrame(rows), {"reps": 2}, main, eb)
+    assert "<= 60% of the budget in 1/2 cells (ROBIN-HOOD: 0/2)" in c.measured
+    assert "known variances (the oracle allocation): <= 60% in 1/2 cells, median 0.60" in c.measured
+    assert c.verdict == "partly"  # 1/2 < 80%, but more than ROBIN-HOOD
