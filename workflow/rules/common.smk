@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
 from paperlib.papers.completeness import absent_datasets, output_tag, report
 from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
-from paperlib.papers.pulse.experiments import pool_names
+from paperlib.papers.pulse.experiments import cv_pools, pool_names
 from paperlib.papers.robin.experiments import cell_names
 
 
@@ -55,6 +55,7 @@ DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
+CV_POOLS = cv_pools(paper_config(config, "pulse"))
 
 
 RESOURCE_DEFAULTS = {"mem_mb": 4000, "runtime": 45, "gpu": 0}

@@ -46,24 +46,45 @@ rule pulse_summary:
         "-p out_table {output.table:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
+rule pulse_cv_pool:
+    """PULSE Step 1 on one dataset: 5-fold CV with the 1-SE rule on the train split of its first pool."""
+    input:
+        nb="notebooks/pulse_cv_pool.ipynb",
+    output:
+        nb=f"{RES}/notebooks/pulse_cv_pool_{{pool}}.ipynb",
+        csv=f"{RES}/pulse/cv/{{pool}}.csv",
+    log:
+        nb=f"{LOG}/pulse_cv_pool_{{pool}}.log",
+        progress=f"{LOG}/pulse_cv_pool_{{pool}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+    resources:
+        **res("pulse_cv_pool"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
+        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
 rule pulse_lowrank:
-    """PULSE Step 1: 5-fold CV with the 1-SE rule on each dataset's train split."""
+    """PULSE Step 1: the per-dataset CV tables joined, the figure and the claims."""
     input:
         nb="notebooks/pulse_lowrank.ipynb",
+        csvs=expand(rules.pulse_cv_pool.output.csv, pool=CV_POOLS),
     output:
         nb=f"{RES}/notebooks/pulse_lowrank.ipynb",
         csv=f"{FIG}/pulse_cv.csv",
         claims=f"{RES}/claims/pulse_lowrank.csv",
     log:
         nb=f"{LOG}/pulse_lowrank.log",
-    threads: THREADS
     params:
         nb=notebook_params("pulse"),
+        csvs=lambda wc, input: ",".join(input.csvs),
     resources:
         **res("pulse_lowrank"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
-        "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p out_csv {output.csv:q} "
+        "-p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
 rule pulse_theory:

@@ -138,15 +138,21 @@ def effective_budget(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cv_pools(cfg: dict) -> list[str]:
+    """The first pool of each dataset: Step 1 cross-validation runs once per dataset, on that pool's train split."""
+    first = {}
+    for pool in pool_names(cfg):
+        first.setdefault(parse_pool(pool)[0], pool)
+    return list(first.values())
+
+
+def cv_pool_table(cfg: dict, pool: str) -> pd.DataFrame:
+    """Step 1 cross-validation on the train split of one pool (one job of the workflow)."""
+    inst = build_instance(cfg, pool)
+    _, table = select_hyperparameters(cfg, inst, parse_pool(pool)[0])
+    return table.assign(pool=pool, kind=inst.test.kind, split_seed=inst.seed)
+
+
 def cv_table(cfg: dict) -> pd.DataFrame:
     """Step 1 cross-validation on the train split of the first pool of each dataset (one table, all datasets)."""
-    tables, seen = [], set()
-    for pool in pool_names(cfg):
-        ds, _ = parse_pool(pool)
-        if ds in seen:
-            continue
-        seen.add(ds)
-        inst = build_instance(cfg, pool)
-        _, table = select_hyperparameters(cfg, inst, ds)
-        tables.append(table.assign(pool=pool, kind=inst.test.kind, split_seed=inst.seed))
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat([cv_pool_table(cfg, pool) for pool in cv_pools(cfg)], ignore_index=True)
