@@ -449,6 +449,26 @@ def test_race_claims_verdicts():
     assert c.verdict == "holds" and "ucbe beyond the grid" in c.measured  # ucbe never reaches 0.95 on b
 
 
+def test_race_auto_goal_claim():
+    """auto (= SySRs) must be lowest within one point on >= 80% of the matrices and never > 2 points behind."""
+    import pandas as pd
+
+    from paperlib.papers.race.claims import auto_goal_claim
+
+    def cb(rows):
+        return pd.DataFrame([dict(dataset=d, method=m, level=0.95, cb=v) for d, row in rows.items() for m, v in row.items()])
+
+    five = {f"d{i}": {"sysrs": 0.05, "ucbe": 0.05, "row-mean": 0.2} for i in range(4)}
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": 0.08, "ucbe": 0.06, "row-mean": None}}))
+    assert c.verdict == "holds" and "lowest on 4/5 matrices" in c.measured and "at most 2 points" in c.measured
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": 0.10, "ucbe": 0.06, "row-mean": None}}))
+    assert c.verdict == "fails" and "at most 4 points above the best other method (d4)" in c.measured
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": None, "ucbe": 0.06, "row-mean": 0.3}}))
+    assert c.verdict == "fails" and "never reached T on d4" in c.measured
+    three = {f"d{i}": {"sysrs": 0.05, "ucbe": 0.03} for i in range(3)}
+    assert auto_goal_claim(cb(three)).verdict == "fails"  # 2 points behind everywhere: 0/3 wins
+
+
 def test_precision_weighting_claim_verdicts():
     from paperlib.papers.pulse.claims import precision_weighting_claim
 

@@ -59,8 +59,13 @@ def _robin_hood_label(p: dict) -> str:
     return f"ROBIN-HOOD (δ={float(p.get('delta', 0.007)):g}, {form})"
 
 
+def _batch_mode_label(base: str):
+    return lambda p: f"{base} ({p['batch_mode']} batches)" if "batch_mode" in p else base
+
+
 _SPECS = [
-    MethodSpec("ucbe", UCBE, MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe"),
+    MethodSpec("ucbe", UCBE, MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe",
+               False, {"batch_mode": str}, _batch_mode_label("UCB-E")),
     MethodSpec("ucbe-lrf", UCBELRF, MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf"),
     MethodSpec("ucbe-lrf-score-only", UCBELRFScoreOnly, MATRIX, "UCB-E-LRF (Score Only)",
                "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.6)", "lrf"),
@@ -76,7 +81,8 @@ _SPECS = [
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
                "baseline"),
     MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
-               "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe"),
+               "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe",
+               False, {"batch_mode": str}, _batch_mode_label("UCB-E (synchronized)")),
     MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
                "baseline"),

@@ -53,3 +53,36 @@ def worst_case_budget_claim(cb: pd.DataFrame, level: float, tol: float = 0.01) -
                  f"[real] {len(t)} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; no interval: CB is "
                  "read off the grid, ties within one grid step count",
                  f"worst-case CB_{level:g}: {shown}", verdict)
+
+
+AUTO_GOAL_SHARE = 0.8
+AUTO_GOAL_SLACK = 0.02
+
+
+def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01) -> Claim:
+    """The race issue's goal for ``auto``: the lowest CB_T (ties within one grid step win) on at least 80% of the real
+    matrices, and never more than two budget points above the best other method. ``auto`` is SySRs today
+    (:class:`paperlib.policies.sysrs.Auto`), so its column is SySRs' unless the race ran ``auto`` itself."""
+    t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb")
+    col = "auto" if "auto" in t else "sysrs"
+    others = [c for c in t.columns if c not in ("auto", "sysrs")]
+    if col not in t or not others:
+        return Claim(PAPER, "race-auto-goal", "auto has the lowest confidence budget.", "[real] not run in this profile",
+                     "no interval: not run", "untestable")
+    filled = t.fillna(np.inf)
+    best_other = filled[others].min(axis=1)
+    behind = (filled[col] - best_other).replace([np.inf, -np.inf, np.nan], np.inf)
+    wins = int((behind <= tol + 1e-12).sum())
+    worst = behind.max()
+    n = len(t)
+    where = behind.idxmax()
+    verdict = "holds" if wins >= AUTO_GOAL_SHARE * n and worst <= AUTO_GOAL_SLACK + 1e-12 else "fails"
+    worst_text = ("never reached T on " + where if not np.isfinite(worst) else
+                  f"at most {max(worst, 0) * 100:.0f} points above the best other method ({where})")
+    return Claim(PAPER, "race-auto-goal",
+                 f"auto ({col}) has the lowest CB_{level:g} (ties within one budget point count as wins) on at least "
+                 f"{AUTO_GOAL_SHARE:.0%} of the real matrices and is never more than {AUTO_GOAL_SLACK * 100:.0f} budget points "
+                 "worse than the best other method (the race issue's goal).",
+                 f"[real] {n} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; against "
+                 f"{', '.join(others)}; no interval: CB is read off the grid",
+                 f"lowest on {wins}/{n} matrices; {worst_text}", verdict)

@@ -7,14 +7,15 @@ import pandas as pd
 
 from ... import data as datasets
 from ...metrics import confidence_budget
-from ...policies import METHODS
+from ...policies import METHODS, parse
 from ...simulate import budgets_from_fracs, simulate
 from ...stats import clopper_pearson
 
 
 def method_params(method: str, cfg: dict) -> dict:
-    """Batch size for the methods that take one (SySRs' and the baselines' results do not depend on it)."""
-    family = METHODS[method].family
+    """Batch size for the methods that take one (SySRs' and the baselines' results do not depend on it);
+    ``method`` is a method id (``ucbe:batch_mode=pending``)."""
+    family = METHODS[parse(method)[0]].family
     return {"batch_size": int(cfg["batch_size"])} if family in ("ucbe", "lrf") else {}
 
 
