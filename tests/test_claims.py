@@ -141,7 +141,7 @@ def pulse_runs(acc: dict, calls=(100, 200, 300, 400), reps: int = 50):
         for b, a in zip(calls, curve, strict=True):
             rows.append(dict(pool="p", dataset="d", kind="semi-synthetic", method=meth,
                              label={"ucbe-batch": "UCB-E", "pulse": "PULSE", "naive-pooling": "Naive-Pooling",
-                                    "pulse-pw": "PULSE (precision-weighted)"}[meth],
+                                    "pulse-pw": "PULSE (precision-weighted)", "pulse-sync": "PULSE (synchronized)"}[meth],
                              budget=b + 50, bandit_calls=b, accuracy=a, reps=reps, s_per_run=0.1))
     return pd.DataFrame(rows)
 
@@ -479,6 +479,16 @@ def test_precision_weighting_claim_verdicts():
     assert precision_weighting_claim(pulse_runs(worse, reps=300)).verdict == "fails"
     same = {**acc, "pulse-pw": acc["pulse"]}
     assert precision_weighting_claim(pulse_runs(same, reps=300)).verdict == "inconclusive"
+
+
+def test_pulse_sync_claim_verdicts():
+    from paperlib.papers.pulse.claims import sync_claim
+
+    acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.5, 0.6, 0.7, 0.8], "pulse-sync": [0.5, 0.8, 0.95, 0.99]}
+    c = sync_claim(pulse_runs(acc, reps=300))
+    assert c.verdict == "holds" and c.claim == "ours-pulse-sync" and "above PULSE at 3, below at 0 of 4" in c.measured
+    assert sync_claim(pulse_runs({**acc, "pulse-sync": [0.5, 0.4, 0.5, 0.6]}, reps=300)).verdict == "fails"
+    assert sync_claim(pulse_runs({**acc, "pulse-sync": acc["pulse"]}, reps=300)).verdict == "inconclusive"
 
 
 def test_readme_quotes_the_committed_quick_ledger():

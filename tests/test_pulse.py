@@ -248,3 +248,34 @@ def test_precision_weighted_pulse_is_exact_once_a_model_is_fully_observed_and_we
     assert not torch.allclose(plain.estimate(), torch.tensor(mat.means, dtype=torch.float64).expand(3, -1))
     with pytest.raises(ValueError, match="weighting"):
         make_policy("pulse", 5, 64, 100, v=v, weighting="magic")
+
+
+def test_pulse_sync_follows_one_shared_order_and_refuses_intervals():
+    """Every model's j-th evaluation is the run's j-th shared example; no example twice per model; no intervals."""
+    import numpy as np
+    import pytest
+    import torch
+
+    from paperlib.data.synthetic import low_rank_logistic
+    from paperlib.policies import make_policy
+
+    mat = low_rank_logistic(6, 50, rank=2, gap=0.05, seed=0)
+    v = np.random.default_rng(0).normal(size=(50, 2))
+    R, budget = 3, 6 * 4 + 8 * 4
+    pol = make_policy("pulse-sync", 6, 50, budget, reps=R, seed=1, device="cpu", v=v, batch_size=4, t0=1)
+    with pytest.raises(ValueError, match="shared order"):
+        pol.track_intervals(0.1)
+    s = torch.tensor(mat.scores)
+    seen = [[[] for _ in range(6)] for _ in range(R)]
+    while not pol.done:
+        req = pol.ask()
+        for r in range(R):
+            for i, j in zip(req.rows[r].tolist(), req.cols[r].tolist(), strict=True):
+                seen[r][i].append(j)
+        pol.tell(req, s[req.rows, req.cols])
+    for r in range(R):
+        order = pol.shared(torch.tensor(r), torch.tensor(0), torch.arange(50)).tolist()
+        assert sorted(order) == list(range(50))
+        for i in range(6):
+            assert seen[r][i] == order[: len(seen[r][i])]  # a prefix of the shared order, so never twice
+        assert sum(len(x) for x in seen[r]) == budget

@@ -30,6 +30,7 @@ from ..confseq import running_interval
 from ..device import make_generator
 from ..lowrank.logistic import refit_rows_sparse
 from .base import Policy, random_argmax
+from .lazyperm import KeyedPermutations
 
 ESTIMATORS = ("dr", "obs", "pooled")
 
@@ -331,6 +332,48 @@ class PULSEPrecision(PULSE):
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
         kw.pop("weighting", None)
         super().__init__(n, m, budget, reps, seed, device, weighting="precision", **kw)
+
+
+class PULSESync(PULSE):
+    """PULSE with synchronized examples (ours): one random order of the examples per run, and every model's j-th
+    evaluation (warm-up included) is the run's j-th example, the sampling of SySRs (Lyu et al. 2026).
+
+    Motivation (the race issue): SySRs and synchronized UCB-E compare models on shared examples, so example
+    difficulty cancels in the comparison. What it costs PULSE: a model's next batch is uniform among its
+    unobserved examples given its own history, but not given the run's history (a model further along the
+    shared order has already revealed those examples), so Lemma 1's conditional unbiasedness, and with it
+    Theorem 1's interval, are not guaranteed; :meth:`track_intervals` refuses. The point estimate is Eq. (3) as in
+    PULSE; the ledger compares the two (``ours-pulse-sync``).
+    """
+
+    name = "pulse-sync"
+    uniform_within_row = False
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
+        super().__init__(n, m, budget, reps, seed, device, **kw)
+        self.shared = KeyedPermutations(self.reps, 1, self.m, self.sel_gen, self.device)
+
+    @property
+    def dr_intervals(self) -> bool:
+        return False
+
+    def track_intervals(self, delta: float) -> None:
+        raise ValueError("pulse-sync draws every model's examples in one shared order, so PULSE's confidence "
+                         "sequence (Theorem 1) does not apply; use pulse for certified intervals")
+
+    def _select(self, k):
+        if self.spent == 0:
+            rows, _ = super()._select(k)
+            r = self._rep_index[:, None]
+            cols = self.shared(r, torch.zeros_like(r), torch.arange(self.warm, device=self.device).repeat(self.n))
+            return rows, cols
+        return super()._select(k)
+
+    def _sample_unobserved(self, pick, k):
+        """The next k examples of the run's shared order after the ``cnt`` this model has seen."""
+        r = self._rep_index[:, None]
+        pos = self.cnt[self._rep_index, pick].long()[:, None] + torch.arange(k, device=self.device)
+        return self.shared(r, torch.zeros_like(r), pos)
 
 
 class UCBEBackbone(PULSE):

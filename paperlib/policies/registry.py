@@ -15,7 +15,7 @@ from typing import Callable
 
 from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
-from .pulse import PULSE, NaivePooling, PULSEPrecision, UCBEBackbone
+from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
 from .sysrs import Auto, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
@@ -75,6 +75,9 @@ _SPECS = [
     MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1)", "backbone", True),
     MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
                "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
+               "backbone", True),
+    MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
+               "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
                "backbone", True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)", "backbone", True),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
