@@ -143,44 +143,43 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     return out
 
 
+def _versus_pulse(runs: pd.DataFrame, ours: str, cid: str, statement: str, evidence_note: str, extra: str) -> Claim:
+    """A variant of ours against the paper's PULSE: Fisher exact per (pool, budget); holds if only ever
+    significantly above, partly if more often above than below, inconclusive if never different, else fails."""
+    up, down, differ = _pointwise_tests(runs, ours, "pulse")
+    points = runs.groupby(["pool", "budget"]).ngroups
+    kinds = "/".join(sorted(set(runs.kind)))
+    verdict = "holds" if up and not down else ("partly" if up > down else ("inconclusive" if not down else "fails"))
+    return Claim(
+        "paperlib (improvements)", cid, statement,
+        f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {int(runs.reps.iloc[0])} runs each; Fisher exact per "
+        f"(pool, budget) at 0.05{evidence_note}",
+        f"{ours} significantly above PULSE at {up}, below at {down} of {points} points ({differ} differ); {extra}",
+        verdict)
+
+
 def precision_weighting_claim(runs: pd.DataFrame) -> Claim:
     """Ours: precision-weighted PULSE (pulse-pw) against the paper's PULSE, Fisher exact per (pool, budget)."""
-    up, down, differ = _pointwise_tests(runs, "pulse-pw", "pulse")
-    points = runs.groupby(["pool", "budget"]).ngroups
     last = runs[runs.budget == runs.groupby("pool").budget.transform("max")]
     piv = last.pivot_table(index="pool", columns="method", values="accuracy")
     below = int((piv["pulse-pw"] < piv["ucbe-batch"]).sum()) if "ucbe-batch" in piv else 0
     below_paper = int((piv["pulse"] < piv["ucbe-batch"]).sum()) if "ucbe-batch" in piv else 0
-    kinds = "/".join(sorted(set(runs.kind)))
-    verdict = "holds" if up and not down else ("partly" if up > down else ("inconclusive" if not down else "fails"))
-    return Claim(
-        "paperlib (improvements)", "ours-pulse-precision-weighting",
+    return _versus_pulse(
+        runs, "pulse-pw", "ours-pulse-precision-weighting",
         "Weighting PULSE's one-step estimators by their predictable precision (1 / w_t^2) and using the exact mean "
-        "once a model is fully observed finds the best model more often than Eq. (3)'s running average.",
-        f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {int(runs.reps.iloc[0])} runs each; Fisher exact per "
-        "(pool, budget) at 0.05",
-        f"pulse-pw significantly above PULSE at {up}, below at {down} of {points} points ({differ} differ); at the "
-        f"largest budget below UCB-E in {below}/{len(piv)} pools (PULSE: {below_paper}/{len(piv)})",
-        verdict)
+        "once a model is fully observed finds the best model more often than Eq. (3)'s running average.", "",
+        f"at the largest budget below UCB-E in {below}/{len(piv)} pools (PULSE: {below_paper}/{len(piv)})")
 
 
 def sync_claim(runs: pd.DataFrame) -> Claim:
-    """Ours: PULSE with one shared example order per run (pulse-sync) against the paper's PULSE, Fisher exact per
-    (pool, budget)."""
-    up, down, differ = _pointwise_tests(runs, "pulse-sync", "pulse")
-    points = runs.groupby(["pool", "budget"]).ngroups
+    """Ours: PULSE with one shared example order per run (pulse-sync) against the paper's PULSE."""
     mean = runs.groupby("method").accuracy.mean()
-    kinds = "/".join(sorted(set(runs.kind)))
-    verdict = "holds" if up and not down else ("partly" if up > down else ("inconclusive" if not down else "fails"))
-    return Claim(
-        "paperlib (improvements)", "ours-pulse-sync",
+    return _versus_pulse(
+        runs, "pulse-sync", "ours-pulse-sync",
         "Synchronized sampling (every model's j-th example is the run's j-th example of one shared order, as in SySRs) "
         "finds the best model more often than PULSE's independent uniform draws.",
-        f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {int(runs.reps.iloc[0])} runs each; Fisher exact per "
-        "(pool, budget) at 0.05; pulse-sync has no certified interval (Lemma 1 needs draws uniform given the run's past)",
-        f"pulse-sync significantly above PULSE at {up}, below at {down} of {points} points ({differ} differ); mean "
-        f"accuracy over all points {mean.get('pulse-sync', float('nan')):.3f} vs {mean.get('pulse', float('nan')):.3f}",
-        verdict)
+        "; pulse-sync has no certified interval (Lemma 1 needs draws uniform given the run's past)",
+        f"mean accuracy over all points {mean.get('pulse-sync', float('nan')):.3f} vs {mean.get('pulse', float('nan')):.3f}")
 
 
 def _final_below(runs: pd.DataFrame) -> str:
