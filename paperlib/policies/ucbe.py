@@ -30,21 +30,6 @@ def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> tor
     return out
 
 
-def uniform_argmax(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Row-wise argmax of an (R, n) tensor, ties broken uniformly at random (Alg. 1 line 3).
-
-    One uniform draw per row picks the k-th of the c tied entries (k = floor(u c)); the tied entries
-    are listed once by ``nonzero`` (row-major, so each row's ties are contiguous), so no (R, n) random
-    keys are drawn and no sort is done.
-    """
-    eq = values == values.amax(dim=1, keepdim=True)
-    count = eq.sum(dim=1)
-    start = count.cumsum(0) - count
-    u = torch.rand(values.shape[0], generator=gen, device=values.device, dtype=torch.float64)
-    k = torch.minimum((u * count).long(), count - 1)
-    return eq.nonzero()[:, 1][start + k]
-
-
 def fill_in_bound_order(values: torch.Tensor, room: torch.Tensor, k: int, gen: torch.Generator):
     """k slots per row of ``values`` (R, n) filled row by row in decreasing value (ties at random).
 
@@ -134,8 +119,7 @@ class UCBE(Policy):
     computed on demand, never stored as an (R, n, m) table), which is the same as drawing each new
     example uniformly from the unevaluated ones.
 
-    ``"row"`` costs one arg-max over (R, n) per batch (:func:`uniform_argmax`) and b lazy draws per
-    repetition. In ``"pending"`` mode the b pairs of a batch are chosen at once: a method's bound falls with every pending
+    ``"row"`` costs one arg-max per batch (:class:`BlockedMax`) and b lazy draws per repetition. In ``"pending"`` mode the b pairs of a batch are chosen at once: a method's bound falls with every pending
     evaluation, so the b sequential arg-maxes take the b largest values of the methods' decreasing
     bound sequences (a merge). Only the b methods with the largest current bounds can be picked,
     so each repetition takes the b largest of b x b candidates (two partial top-k, no sort). Ties
@@ -236,6 +220,9 @@ class UCBE(Policy):
         return rows, self.order(r[:, None], rows, pos)
 
     def _update(self, rows, cols, scores):
+        """Sums, counts and bounds of the rows just told. The batch's first method is added once per repetition
+        (``BlockedMax.set`` then refreshes one block per repetition, not one per pair); only the pairs on other
+        methods (a row batch's spill, pending batches) go through the per-pair path."""
         r, top = self._rep_index, rows[:, 0]
         if rows.shape[1] == 1 or rows.stride(1) == 0:  # one method per repetition (batch_mode "row")
             self._add_to(r, top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
@@ -248,7 +235,7 @@ class UCBE(Policy):
             self.state.sums.index_put_((rr, rows_rest), scores[rest].double(), accumulate=True)
             self.state.counts.index_put_((rr, rows_rest), torch.ones_like(rr, dtype=torch.float64), accumulate=True)
             c = self.state.counts[rr, rows_rest]
-            self._set_bound(rr, rows_rest, self._bound(self.state.sums[rr, rows_rest] / c, c))
+            self._max.set(rr, rows_rest, self._bound(self.state.sums[rr, rows_rest] / c, c))
 
     def _add_to(self, r, rows, totals, k):
         """Add ``totals`` over ``k`` evaluations to row ``rows[i]`` of repetition ``r[i]`` and refresh its bound."""
@@ -256,10 +243,7 @@ class UCBE(Policy):
         counts = self.state.counts[r, rows] + k
         self.state.sums[r, rows] = sums
         self.state.counts[r, rows] = counts
-        self._set_bound(r, rows, self._bound(sums / counts.clamp(min=1), counts))
-
-    def _set_bound(self, r, rows, bound):
-        self._max.set(r, rows, bound)
+        self._max.set(r, rows, self._bound(sums / counts.clamp(min=1), counts))
 
     def estimate(self):
         return self.state.means()
