@@ -2,8 +2,8 @@
 
 Cases (Zhou et al. Sec. 4.3 settings: rank 1, K = 64, warm-up 5%, eta = 5, batch 32, a refit after every batch):
 AlpacaEval-2 to 100% of the matrix and a 450 x 756 matrix (real `sysrs_musr`) to 20%, R repetitions batched.
-Each case runs in a fresh process so that its peak memory (max RSS) is its own; the data come from
-$PAPERLIB_DATA, else a synthetic matrix of the same shape stands in (said in the table).
+Each case runs in a fresh process (``fresh.run``) so that its peak memory (max RSS) is its own; the data come from
+$PAPERLIB_DATA, else a synthetic matrix of the same shape stands in (``fresh.load``, said in the table).
 
     python benchmarks/bench_lrf.py --device cpu --reps 50 --musr-reps 5
 """
@@ -11,43 +11,26 @@ $PAPERLIB_DATA, else a synthetic matrix of the same shape stands in (said in the
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import platform
-import resource
-import time
+
+from fresh import load, run
 
 
-def load(name: str, shape: tuple[int, int]):
-    import numpy as np
-
-    from paperlib import data
-
-    if data.available(name):
-        return data.load(name).scores.astype(np.float32), f"{name} (real)"
-    from paperlib.data import low_rank_logistic
-
-    return low_rank_logistic(*shape, rank=2, gap=0.01, seed=0).scores, f"synthetic {shape[0]} x {shape[1]} stand-in"
-
-
-def run_case(name, shape, frac, reps, device, q):
+def lrf_case(scores, frac, reps, device):
+    """UCB-E-LRF to ``frac`` of the matrix, R repetitions batched: (budget, P(best))."""
     import numpy as np
     import torch
 
     from paperlib.policies.ucbe_lrf import UCBELRF
 
-    scores, label = load(name, shape)
     n, m = scores.shape
     budget = int(round(frac * n * m))
     s = torch.as_tensor(scores, device=device)
-    t = time.perf_counter()
     pol = UCBELRF(n, m, budget, reps=reps, seed=0, device=device)
     while not pol.done:
         req = pol.ask()
         pol.tell(req, s[req.rows, req.cols])
-    acc = float((pol.best().cpu().numpy() == int(np.argmax(scores.mean(1)))).mean())
-    if str(device).startswith("cuda"):
-        torch.cuda.synchronize()
-    q.put((label, n, m, budget, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, acc))
+    return budget, float((pol.best().cpu().numpy() == int(np.argmax(scores.mean(1)))).mean())
 
 
 def main():
@@ -64,14 +47,11 @@ def main():
     cases = {"alpaca": ("alpacaeval2", (57, 797), 1.0, args.reps), "musr": ("sysrs_musr", (450, 756), 0.2, args.musr_reps)}
     print("| matrix | n x m | budget | R | wall s | s / rep | peak RSS MB | P(best) |")
     print("|---|---|---|---|---|---|---|---|")
-    ctx = mp.get_context("spawn")
     for key in args.cases.split(","):
         name, shape, frac, reps = cases[key]
-        q = ctx.Queue()
-        p = ctx.Process(target=run_case, args=(name, shape, frac, reps, str(dev), q))
-        p.start()
-        label, n, m, budget, wall, mb, acc = q.get()
-        p.join()
+        scores, label = load(name, shape)
+        n, m = scores.shape
+        wall, (budget, acc), mb = run(lrf_case, scores, frac, reps, str(dev), device=dev)
         print(f"| {label} | {n} x {m} | {budget:,} ({frac:.0%}) | {reps} | {wall:.1f} | {wall / reps:.2f} | {mb:.0f} | {acc:.2f} |",
               flush=True)
 

@@ -13,12 +13,10 @@ chosen row on its next b unevaluated examples). Each case runs in a fresh proces
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import platform
-import resource
-import time
 
 import numpy as np
+from fresh import load, run
 
 
 def numpy_loop(scores: np.ndarray, budget: int, b: int, reps: int, seed: int) -> float:
@@ -58,39 +56,6 @@ def batched(scores: np.ndarray, budget: int, b: int, reps: int, seed: int, devic
     return float((pol.best().cpu().numpy() == best).mean())
 
 
-def _child(q, fn, args):
-    import torch
-
-    import paperlib.policies.ucbe  # noqa: F401  (imports are not part of the timed run)
-
-    torch.set_num_threads(max(1, torch.get_num_threads()))
-    t = time.perf_counter()
-    acc = fn(*args)
-    if args[-1] is not None and str(args[-1]).startswith("cuda"):
-        torch.cuda.synchronize()
-    q.put((time.perf_counter() - t, acc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
-
-
-def run(fn, *args):
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(q, fn, args))
-    p.start()
-    out = q.get()
-    p.join()
-    return out
-
-
-def load_musr() -> tuple[np.ndarray, str]:
-    from paperlib import data
-
-    if data.available("sysrs_musr"):
-        return data.load("sysrs_musr").scores.astype(np.float32), "sysrs_musr (real)"
-    from paperlib.data import low_rank_logistic
-
-    return low_rank_logistic(450, 756, rank=2, gap=0.01, seed=0).scores, "synthetic 450 x 756 stand-in"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default=None)
@@ -102,14 +67,14 @@ def main():
     from paperlib.device import describe, get_device
 
     dev = get_device(args.device)
-    scores, name = load_musr()
+    scores, name = load("sysrs_musr", (450, 756))
     n, m = scores.shape
     budget = int(args.budget_frac * n * m)
     print(f"machine: {platform.machine()}, {describe(dev)}; matrix {name} {n} x {m}; budget {budget} "
           f"({args.budget_frac:.0%}); batch {args.batch}")
     loop_s, loop_acc, loop_mb = run(numpy_loop, scores, budget, args.batch, args.loop_reps, 0)
     loop_scaled = loop_s * args.reps / args.loop_reps
-    ours_s, ours_acc, ours_mb = run(batched, scores, budget, args.batch, args.reps, 0, str(dev))
+    ours_s, ours_acc, ours_mb = run(batched, scores, budget, args.batch, args.reps, 0, str(dev), device=dev)
     print("| implementation | R | wall s | s / rep | peak RSS MB | P(best) | ratio to the loop |")
     print("|---|---|---|---|---|---|---|")
     print(f"| numpy loop, one repetition at a time | {args.loop_reps} | {loop_s:.1f} | {loop_s / args.loop_reps:.4f} | "
