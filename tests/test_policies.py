@@ -152,11 +152,11 @@ def test_select_in_best_rows_completes_from_next_row():
     key = torch.arange(12, dtype=torch.float32).view(1, 3, 4)
     free = torch.ones(1, 3, 4, dtype=torch.bool)
     free[0, 1, :2] = False
-    rows, cols = select_in_best_rows(prio, key, free, 4, gen)
+    rows, cols = select_in_best_rows(prio, key, ~free, (~free).sum(dim=2), 4, gen)
     got = sorted(zip(rows[0].tolist(), cols[0].tolist(), strict=True))
     # row 1 (top priority) has free columns 2, 3; then row 2 (next) by largest key: columns 3, 2
     assert got == [(1, 2), (1, 3), (2, 2), (2, 3)]
-    rows, cols = select_in_best_rows(prio, key, torch.ones_like(free), 2, gen)
+    rows, cols = select_in_best_rows(prio, lambda top: key[0, top], torch.zeros_like(free), torch.zeros(1, 3, dtype=torch.long), 2, gen)
     assert rows[0].tolist() == [1, 1] and sorted(cols[0].tolist()) == [2, 3]
 
 
@@ -251,6 +251,55 @@ def test_ucbe_lrf_picks_most_uncertain_examples():
         free_unc = pol.unc[r, i][~pol.obs.mask[r, i]]
         chosen = pol.unc[r, i, req.cols[r]]
         assert chosen.min() >= free_unc.topk(5).values.min() - 1e-7
+
+
+def test_lrf_bounds_follow_observations_between_refits():
+    """Between refits the row sums are updated in place; they must equal Eq. 2 / Alg. 2 recomputed densely."""
+    mat = low_rank_logistic(8, 50, gap=0.05, seed=4)
+    s = torch.tensor(mat.scores)
+    for method in ("ucbe-lrf", "ucbe-lrf-score-only"):
+        pol = make_policy(method, 8, 50, 8 * 50, reps=3, seed=1, device="cpu", batch_size=4, ensemble=4,
+                          warmup_frac=0.05, refit_growth=10.0)
+        fits = []
+        orig = pol.oracle.fit
+        pol.oracle.fit = lambda obs, orig=orig: (fits.append(obs.count), orig(obs))[1]
+        for _ in range(12):
+            req = pol.ask()
+            pol.tell(req, s[req.rows, req.cols])
+        assert len(fits) == 1  # growth 10: no refit until the observed pairs are 11 times the warm-up's
+        filled = torch.where(pol.obs.mask, pol.obs.values, pol.pred).double()
+        unc = torch.where(pol.obs.mask, torch.zeros_like(pol.unc), pol.unc).double()
+        assert torch.equal(pol.obs.row_count, pol.obs.mask.sum(dim=2))
+        if method == "ucbe-lrf":
+            dense = (filled + pol.eta * unc).mean(dim=2)
+        else:
+            cnt = pol.obs.mask.sum(dim=2).double()
+            dense = filled.mean(dim=2) + torch.sqrt(pol.eta / cnt.clamp(min=1))
+        b = pol.bounds()
+        ok = torch.isfinite(b)
+        assert torch.allclose(b[ok], dense[ok], atol=1e-6)
+
+
+def test_lrf_refit_growth_schedule():
+    """refit_growth = g: a refit at the first batch that takes the observed pairs to >= (1 + g) x the last fit's."""
+    mat = low_rank_logistic(10, 60, gap=0.1, seed=2)
+    s = torch.tensor(mat.scores)
+    g, b = 0.25, 5
+    pol = make_policy("ucbe-lrf", 10, 60, 10 * 60, reps=2, seed=0, device="cpu", batch_size=b, ensemble=4,
+                      warmup_frac=0.05, refit_growth=g)
+    fits = []
+    orig = pol.oracle.fit
+    pol.oracle.fit = lambda obs: (fits.append(obs.count), orig(obs))[1]
+    while not pol.done:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+    assert fits[0] == 30  # the warm-up: 5% of 600
+    for prev, nxt in zip(fits, fits[1:], strict=False):
+        assert nxt >= (1 + g) * prev and nxt - b < (1 + g) * prev
+    # log(600 / 30) / log(1.25) = 13.4 growth steps, each rounded up to whole batches
+    assert 8 <= len(fits) <= 15
+    with pytest.raises(ValueError, match="refit_growth"):
+        make_policy("ucbe-lrf", 6, 40, 100, refit_growth=-0.1)
 
 
 def test_live_user_single_repetition():

@@ -234,7 +234,8 @@ class ObservedMatrix:
     """Observed scores and mask, shape (R, n, m), plus the list of observed pairs in order.
 
     Every repetition has observed the same number of pairs, so the list is a dense
-    (R, count) tensor of rows, columns and scores.
+    (R, count) tensor of rows, columns and scores; ``row_count`` (R, n) is ``mask.sum(dim=2)``,
+    kept up to date so that no caller needs an (R, n, m) pass to count.
     """
 
     def __init__(self, reps: int, n: int, m: int, capacity: int, device: torch.device):
@@ -243,8 +244,10 @@ class ObservedMatrix:
         self.rows = torch.empty(reps, capacity, dtype=torch.long, device=device)
         self.cols = torch.empty(reps, capacity, dtype=torch.long, device=device)
         self.scores = torch.empty(reps, capacity, dtype=torch.float32, device=device)
+        self.row_count = torch.zeros(reps, n, dtype=torch.long, device=device)
         self.count = 0
         self._reps = torch.arange(reps, device=device)
+        self._n = n
 
     def add(self, rows: torch.Tensor, cols: torch.Tensor, scores: torch.Tensor) -> None:
         r = self._reps[:, None].expand_as(rows)
@@ -252,6 +255,7 @@ class ObservedMatrix:
             raise PolicyError("a (model, example) pair was evaluated twice")
         self.values[r, rows, cols] = scores
         self.mask[r, rows, cols] = True
+        self.row_count.view(-1).index_add_(0, (r * self._n + rows).reshape(-1), torch.ones_like(rows).reshape(-1))
         k = rows.shape[1]
         sl = slice(self.count, self.count + k)
         self.rows[:, sl], self.cols[:, sl], self.scores[:, sl] = rows, cols, scores

@@ -11,28 +11,34 @@ from .base import ObservedMatrix, Policy, random_argmax, random_pair_order
 
 
 def select_in_best_rows(
-    priority: torch.Tensor, key: torch.Tensor, free: torch.Tensor, k: int, gen: torch.Generator
+    priority: torch.Tensor, key, mask: torch.Tensor, row_count: torch.Tensor, k: int, gen: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Pick k free pairs per repetition: the top-``key`` free entries of the top-``priority`` row.
+    """Pick k unobserved pairs per repetition: the top-``key`` free entries of the top-``priority`` row.
 
     If that row has fewer than k free entries the batch is completed from the next rows in
     priority order (ties broken at random), so every repetition gets exactly k distinct pairs.
+    Only the chosen row is read unless it runs short, so a batch costs O(R (n + m)), not O(R n m).
 
     Parameters
     ----------
     priority : (R, n) row scores (-inf for rows that must not be chosen)
-    key : (R, n, m) entry scores, larger first, finite
-    free : (R, n, m) bool, entries that may be chosen
+    key : (R, n, m) tensor of entry scores, larger first, finite; or a callable with ``key(top)`` the
+        (R, m) keys of rows ``top`` (R,) and ``key(None)`` all (R, n, m) keys (drawn lazily)
+    mask : (R, n, m) bool, observed entries (never chosen)
+    row_count : (R, n) observed entries per row (``mask.sum(dim=2)``)
     """
-    reps, n, m = key.shape
-    ridx = torch.arange(reps, device=key.device)
-    prio = torch.where(free.any(dim=2), priority, torch.full_like(priority, -torch.inf))
+    reps, n, m = mask.shape
+    keys = key if callable(key) else (lambda top: key if top is None else key[torch.arange(reps, device=key.device), top])
+    ridx = torch.arange(reps, device=mask.device)
+    prio = torch.where(row_count < m, priority, torch.full_like(priority, -torch.inf))
     top = random_argmax(prio, gen)
-    row_free = free[ridx, top]
-    if bool((row_free.sum(dim=1) >= k).all()):
-        row_key = torch.where(row_free, key[ridx, top], torch.full_like(key[ridx, top], -torch.inf))
+    if bool((row_count[ridx, top] <= m - k).all()):
+        row_key = keys(top)
+        row_key = torch.where(mask[ridx, top], torch.full_like(row_key, -torch.inf), row_key)
         cols = row_key.topk(k, dim=1).indices
         return top[:, None].expand(reps, k).contiguous(), cols
+    key = keys(None)
+    free = ~mask
     noise = torch.rand(prio.shape, generator=gen, device=key.device, dtype=torch.float64)
     tie = torch.argsort(noise, dim=1)
     ranked = torch.gather(prio.double(), 1, tie).argsort(dim=1, descending=True, stable=True)
@@ -51,9 +57,16 @@ def select_in_best_rows(
 class _LRFPolicy(Policy):
     """Shared machinery: warm-up on uniform random pairs (T0), observed matrix, LRF oracle.
 
-    ``refit_every`` (batches between ensemble refits; the paper refits after every batch, 1) and
-    ``refit_sweeps`` (ALS sweeps per warm-started refit, 2) set the cost of a run, which grows with the
-    square of the matrix at the paper's settings; benchmarks/RESULTS.md measures what fewer refits change.
+    When the ensemble is refitted: the paper refits after every batch (``refit_every = 1``,
+    ``refit_growth = 0``), so a run to a fraction f of an n x m matrix costs about f n m / b refits
+    of O(K n m) each, quadratic in the matrix. ``refit_every`` waits that many batches between
+    refits; ``refit_growth = g`` waits until the observed pairs have grown by the factor 1 + g
+    since the last refit, so a run costs about log(f / T0) / log(1 + g) refits, linear in the
+    matrix (g = 0.02: ~150 refits from a 5% warm-up to the full matrix instead of ~n m / 32).
+    Between refits the bounds still move with every batch: observed scores replace their
+    predictions and their uncertainty drops to 0 (the row sums are updated in place, O(R b) a
+    batch). ``benchmarks/lrf_refit_schedule.py`` measures what the cheaper schedules change.
+    ``refit_sweeps``: ALS sweeps per warm-started refit (2).
     """
 
     def __init__(
@@ -73,6 +86,7 @@ class _LRFPolicy(Policy):
         init_sweeps: int = 20,
         refit_sweeps: int = 2,
         refit_every: int = 1,
+        refit_growth: float = 0.0,
     ):
         super().__init__(n, m, budget, reps, seed, device)
         if not 0.0 <= warmup_frac <= 1.0:
@@ -85,6 +99,9 @@ class _LRFPolicy(Policy):
         if int(refit_every) != refit_every or refit_every < 1:
             raise ValueError(f"refit_every must be a positive integer, got {refit_every}")
         self.refit_every = int(refit_every)
+        if not (isinstance(refit_growth, (int, float)) and 0.0 <= float(refit_growth) <= 10.0):
+            raise ValueError(f"refit_growth must lie in [0, 10], got {refit_growth!r}")
+        self.refit_growth = float(refit_growth)
         self._batches_since_fit = 0
         self.warmup = self._warmup_size(warmup_frac)
         self.warm_order = random_pair_order(self.reps, n, m, self.gen, self.device)[:, : self.warmup]
@@ -95,6 +112,8 @@ class _LRFPolicy(Policy):
         )
         self.pred: torch.Tensor | None = None
         self.unc: torch.Tensor | None = None
+        self.row_sum: torch.Tensor | None = None
+        self.unc_sum: torch.Tensor | None = None
         self._fitted_at = -1
 
     def _warmup_size(self, warmup_frac: float) -> int:
@@ -120,26 +139,41 @@ class _LRFPolicy(Policy):
 
     def _update(self, rows, cols, scores):
         self.obs.add(rows, cols, scores)
-        if self.spent + rows.shape[1] >= self.warmup and self.refits_every_batch:
+        if not self.refits_every_batch:
+            return
+        if self.pred is not None:
+            self._track(rows, cols, scores)
+        if self.obs.count >= self.warmup:
             self._batches_since_fit += 1
-            if self.pred is None or self._batches_since_fit >= self.refit_every:
+            due = self._batches_since_fit >= self.refit_every and self.obs.count >= (1 + self.refit_growth) * self._fitted_at
+            if self.pred is None or due:
                 self._refit()
-                self._batches_since_fit = 0
 
     refits_every_batch = True
 
+    def _track(self, rows, cols, scores):
+        """Row sums of Eq. 2's gated matrix and of R after new observations, without a refit."""
+        r = torch.arange(self.reps, device=self.device)[:, None].expand_as(rows)
+        flat = (r * self.n + rows).reshape(-1)
+        gain = (scores - self.pred[r, rows, cols]).reshape(-1).double()
+        self.row_sum.view(-1).index_add_(0, flat, gain)
+        self.unc_sum.view(-1).index_add_(0, flat, -self.unc[r, rows, cols].reshape(-1).double())
+
     def _refit(self):
         self.pred, self.unc = self.oracle.fit(self.obs)
-        self._fitted_at = self.spent
+        self.row_sum = self.filled().sum(dim=2, dtype=torch.float64)
+        self.unc_sum = self.unc.sum(dim=2, dtype=torch.float64)
+        self._fitted_at = self.obs.count
+        self._batches_since_fit = 0
 
     def filled(self) -> torch.Tensor:
         """O * E_obs + (1 - O) * E_hat (the gated matrix of Eq. 2)."""
         return torch.where(self.obs.mask, self.obs.values, self.pred)
 
     def estimate(self):
-        if self.pred is None or self._fitted_at != self.spent:
+        if self.pred is None or self._fitted_at != self.obs.count:
             self._refit()
-        return self.filled().mean(dim=2).double()
+        return self.row_sum / self.m
 
 
 class UCBELRF(_LRFPolicy):
@@ -155,13 +189,11 @@ class UCBELRF(_LRFPolicy):
     name = "ucbe-lrf"
 
     def bounds(self) -> torch.Tensor:
-        unc = torch.where(self.obs.mask, torch.zeros_like(self.unc), self.unc)  # stale between refits
-        b = (self.filled() + self.eta * unc).mean(dim=2)
-        full = self.obs.mask.all(dim=2)
-        return torch.where(full, torch.full_like(b, -torch.inf), b)
+        b = (self.row_sum + self.eta * self.unc_sum) / self.m
+        return torch.where(self.obs.row_count >= self.m, torch.full_like(b, -torch.inf), b)
 
     def _select_active(self, k):
-        return select_in_best_rows(self.bounds(), self.unc, ~self.obs.mask, k, self.gen)
+        return select_in_best_rows(self.bounds(), self.unc, self.obs.mask, self.obs.row_count, k, self.gen)
 
 
 class UCBELRFScoreOnly(_LRFPolicy):
@@ -175,14 +207,17 @@ class UCBELRFScoreOnly(_LRFPolicy):
     uniform_within_row = True  # the warm-up pairs and each row's b examples are uniform among its unevaluated ones
 
     def bounds(self) -> torch.Tensor:
-        counts = self.obs.mask.sum(dim=2).float()
-        b = self.filled().mean(dim=2) + torch.sqrt(self.eta / counts.clamp(min=1))
+        counts = self.obs.row_count.double()
+        b = self.row_sum / self.m + torch.sqrt(self.eta / counts.clamp(min=1))
         b = torch.where(counts == 0, torch.full_like(b, torch.inf), b)
         return torch.where(counts >= self.m, torch.full_like(b, -torch.inf), b)
 
+    def _uniform_keys(self, top):
+        shape = (self.reps, self.m) if top is not None else self.obs.mask.shape
+        return torch.rand(shape, generator=self.gen, device=self.device)
+
     def _select_active(self, k):
-        key = torch.rand(self.obs.mask.shape, generator=self.gen, device=self.device)
-        return select_in_best_rows(self.bounds(), key, ~self.obs.mask, k, self.gen)
+        return select_in_best_rows(self.bounds(), self._uniform_keys, self.obs.mask, self.obs.row_count, k, self.gen)
 
 
 class LRF(_LRFPolicy):
