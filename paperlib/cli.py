@@ -65,6 +65,9 @@ def _simulate_parser(sub):
                    help="rank r of the factorisation (default 1 for the LRF methods, 8 for the PULSE fit on --train)")
     p.add_argument("--ensemble", type=int, default=64, help="ensemble size K (default 64)")
     p.add_argument("--warmup-frac", type=float, default=0.05, help="warm-up T0 as a fraction of n*m (default 0.05)")
+    p.add_argument("--refit-growth", type=float, default=0.0,
+                   help="ucbe-lrf / ucbe-lrf-score-only: refit the ensemble when the observed pairs have grown by 1 + this "
+                        "(default 0: after every batch, as the paper; 0.02 is linear in the matrix, see benchmarks/RESULTS.md)")
     p.add_argument("--train", type=Path, default=None,
                    help="pulse / naive-pooling: npz with a 'scores' train matrix (other models, SAME columns as --scores); "
                         "Step 1 fits (U, V) on it (Eq. 1) and freezes V")
@@ -91,6 +94,8 @@ def _params(args) -> dict:
         raise ValueError(f"--batch-mode applies to ucbe and ucbe-sync, not {args.method}")
     if args.method in LRF_METHODS:
         params.update(eta=args.eta, rank=args.rank or 1, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
+        if args.method != "lrf":
+            params["refit_growth"] = args.refit_growth
     if args.method in PULSE_METHODS:
         params.update(a=args.a, t0=args.t0)
         if args.batch_size is None:
@@ -129,7 +134,7 @@ def cmd_simulate(args) -> int:
     from .simulate import budgets_from_fracs, simulate
 
     check_writable(args.json)
-    _check_finite(args, "a", "eta", "warmup_frac", "fit_lam", "budget_frac", "delta", "tie_tol")
+    _check_finite(args, "a", "eta", "warmup_frac", "refit_growth", "fit_lam", "budget_frac", "delta", "tie_tol")
     if args.reps < 1:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     if args.batch_size is not None and args.batch_size < 1:

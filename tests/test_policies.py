@@ -156,8 +156,26 @@ def test_select_in_best_rows_completes_from_next_row():
     got = sorted(zip(rows[0].tolist(), cols[0].tolist(), strict=True))
     # row 1 (top priority) has free columns 2, 3; then row 2 (next) by largest key: columns 3, 2
     assert got == [(1, 2), (1, 3), (2, 2), (2, 3)]
-    rows, cols = select_in_best_rows(prio, lambda top: key[0, top], torch.zeros_like(free), torch.zeros(1, 3, dtype=torch.long), 2, gen)
+    rows, cols = select_in_best_rows(prio, lambda rows: key[0, rows], torch.zeros_like(free), torch.zeros(1, 3, dtype=torch.long), 2, gen)
     assert rows[0].tolist() == [1, 1] and sorted(cols[0].tolist()) == [2, 3]
+
+
+def test_select_in_best_rows_spans_several_short_rows():
+    """Rows nearly full: the batch walks down the priority order, best keys first within each row (brute force)."""
+    gen = torch.Generator().manual_seed(1)
+    reps, n, m, k = 3, 6, 7, 9
+    prio = torch.rand(reps, n, generator=gen)
+    key = torch.rand(reps, n, m, generator=gen)
+    mask = torch.rand(reps, n, m, generator=gen) < 0.7
+    mask[:, :, 0] = False  # every row keeps a free entry
+    rows, cols = select_in_best_rows(prio, key, mask, mask.sum(dim=2), k, gen)
+    for r in range(reps):
+        want = []
+        for i in prio[r].argsort(descending=True).tolist():
+            free = [j for j in key[r, i].argsort(descending=True).tolist() if not mask[r, i, j]]
+            want += [(i, j) for j in free]
+        got = list(zip(rows[r].tolist(), cols[r].tolist(), strict=True))
+        assert sorted(got) == sorted(want[:k]) and len(set(got)) == k
 
 
 def test_lrf_ensemble_recovers_rank_one_matrix():

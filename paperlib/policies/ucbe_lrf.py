@@ -17,41 +17,44 @@ def select_in_best_rows(
 
     If that row has fewer than k free entries the batch is completed from the next rows in
     priority order (ties broken at random), so every repetition gets exactly k distinct pairs.
-    Only the chosen row is read unless it runs short, so a batch costs O(R (n + m)), not O(R n m).
+    Only the rows needed are read (one, unless it runs short), so a batch costs O(R (n + L m))
+    for the L rows it takes, not O(R n m).
 
     Parameters
     ----------
     priority : (R, n) row scores (-inf for rows that must not be chosen)
-    key : (R, n, m) tensor of entry scores, larger first, finite; or a callable with ``key(top)`` the
-        (R, m) keys of rows ``top`` (R,) and ``key(None)`` all (R, n, m) keys (drawn lazily)
+    key : (R, n, m) tensor of entry scores, larger first, finite; or a callable with ``key(rows)`` the
+        (R, L, m) keys of the rows ``rows`` (R, L) (drawn lazily)
     mask : (R, n, m) bool, observed entries (never chosen)
     row_count : (R, n) observed entries per row (``mask.sum(dim=2)``)
     """
     reps, n, m = mask.shape
-    keys = key if callable(key) else (lambda top: key if top is None else key[torch.arange(reps, device=key.device), top])
     ridx = torch.arange(reps, device=mask.device)
+    if not callable(key):
+        table = key
+        key = lambda rows: table[ridx[:, None], rows]  # noqa: E731
     prio = torch.where(row_count < m, priority, torch.full_like(priority, -torch.inf))
     top = random_argmax(prio, gen)
     if bool((row_count[ridx, top] <= m - k).all()):
-        row_key = keys(top)
+        row_key = key(top[:, None])[:, 0]
         row_key = torch.where(mask[ridx, top], torch.full_like(row_key, -torch.inf), row_key)
         cols = row_key.topk(k, dim=1).indices
         return top[:, None].expand(reps, k).contiguous(), cols
-    key = keys(None)
-    free = ~mask
-    noise = torch.rand(prio.shape, generator=gen, device=key.device, dtype=torch.float64)
+    noise = torch.rand(prio.shape, generator=gen, device=mask.device, dtype=torch.float64)
     tie = torch.argsort(noise, dim=1)
     ranked = torch.gather(prio.double(), 1, tie).argsort(dim=1, descending=True, stable=True)
     row_order = torch.gather(tie, 1, ranked)
-    row_rank = torch.empty_like(row_order)
-    row_rank.scatter_(1, row_order, torch.arange(n, device=key.device).expand(reps, n).contiguous())
-    kmin = key.amin(dim=(1, 2), keepdim=True)
-    kmax = key.amax(dim=(1, 2), keepdim=True)
-    unit = ((key - kmin) / (kmax - kmin + 1e-12)).double() * 0.5
-    combined = (n - row_rank).double()[:, :, None] + unit
-    combined = torch.where(free, combined, torch.full_like(combined, -torch.inf))
+    free_left = (m - torch.gather(row_count, 1, row_order)).cumsum(dim=1)
+    need = int((free_left < k).sum(dim=1).max()) + 1
+    rows = row_order[:, :need]
+    keys = key(rows).double()
+    kmin = keys.amin(dim=(1, 2), keepdim=True)
+    kmax = keys.amax(dim=(1, 2), keepdim=True)
+    rank = torch.arange(need, 0, -1, device=mask.device, dtype=torch.float64)[None, :, None]
+    combined = rank + 0.5 * (keys - kmin) / (kmax - kmin + 1e-12)
+    combined = torch.where(mask[ridx[:, None], rows], torch.full_like(combined, -torch.inf), combined)
     flat = combined.flatten(1).topk(k, dim=1).indices
-    return flat // m, flat % m
+    return torch.gather(rows, 1, flat // m), flat % m
 
 
 class _LRFPolicy(Policy):
@@ -212,9 +215,8 @@ class UCBELRFScoreOnly(_LRFPolicy):
         b = torch.where(counts == 0, torch.full_like(b, torch.inf), b)
         return torch.where(counts >= self.m, torch.full_like(b, -torch.inf), b)
 
-    def _uniform_keys(self, top):
-        shape = (self.reps, self.m) if top is not None else self.obs.mask.shape
-        return torch.rand(shape, generator=self.gen, device=self.device)
+    def _uniform_keys(self, rows):
+        return torch.rand((*rows.shape, self.m), generator=self.gen, device=self.device)
 
     def _select_active(self, k):
         return select_in_best_rows(self.bounds(), self._uniform_keys, self.obs.mask, self.obs.row_count, k, self.gen)
