@@ -317,7 +317,7 @@ def cmd_ledger(args) -> int:
         return 0
     if args.csv is None or args.md is None:
         raise ValueError("ledger needs --csv and --md (or --summary)")
-    claims = merge(args.fragments, args.csv, args.md)
+    claims = merge(args.fragments, args.csv, args.md, run_on=args.run_on)
     print(f"{len(claims)} claims -> {args.csv}, {args.md}")
     return 0
 
@@ -404,6 +404,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--md", type=Path)
     p.add_argument("--summary", action="store_true",
                    help="print the verdict counts per paper (the README's table) instead of writing the ledger")
+    p.add_argument("--run-on", default=None,
+                   help="where the rows were measured (machine, declared reductions); appended to every row's evidence")
     return parser
 
 

@@ -256,6 +256,10 @@ def test_ledger_merge_and_verdicts(tmp_path):
     assert header == "paper,claim,statement,evidence,measured,verdict"
     md = (tmp_path / "claims.md").read_text()
     assert "holds 1" in md and "untestable 1" in md and "s \\| pipe" in md
+    assert "Run on" not in md
+    noted = ledger.merge([a, b], tmp_path / "n.csv", tmp_path / "n.md", run_on="2 CPU cores, 10 runs")
+    assert [c.evidence for c in noted] == ["[real] e, exact; run on 2 CPU cores, 10 runs", "[none] e; run on 2 CPU cores, 10 runs"]
+    assert "Run on: 2 CPU cores, 10 runs." in (tmp_path / "n.md").read_text()
 
 
 @pytest.mark.slow

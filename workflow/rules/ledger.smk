@@ -25,5 +25,7 @@ rule claims:
         f"{LOG}/claims.log",
     resources:
         **res("claims"),
+    params:
+        run_on=config.get("run_on", ""),
     shell:
-        "python -m paperlib ledger {input:q} --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
+        "python -m paperlib ledger {input:q} --csv {output.csv:q} --md {output.md:q} --run-on {params.run_on:q} > {log:q} 2>&1"
