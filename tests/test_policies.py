@@ -280,7 +280,7 @@ def test_lrf_bounds_follow_observations_between_refits():
                           warmup_frac=0.05, refit_growth=10.0)
         fits = []
         orig = pol.oracle.fit
-        pol.oracle.fit = lambda obs, orig=orig: (fits.append(obs.count), orig(obs))[1]
+        pol.oracle.fit = lambda obs, orig=orig, fits=fits: (fits.append(obs.count), orig(obs))[1]
         for _ in range(12):
             req = pol.ask()
             pol.tell(req, s[req.rows, req.cols])

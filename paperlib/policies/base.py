@@ -113,6 +113,13 @@ def random_argmax(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return torch.where(values == top, noise, torch.full_like(noise, -1.0)).argmax(dim=-1)
 
 
+def order_with_random_ties(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Column indices of each row of ``values`` (R, n) in decreasing value, ties in uniformly random order."""
+    noise = torch.rand(values.shape, generator=gen, device=values.device)
+    shuffled = noise.argsort(dim=1)
+    return shuffled.gather(1, values.gather(1, shuffled).argsort(dim=1, descending=True, stable=True))
+
+
 class Policy(ABC):
     """Base class: budget bookkeeping and the ask/tell protocol.
 

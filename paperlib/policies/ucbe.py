@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState
+from .base import Policy, RowMeanState, order_with_random_ties
 from .lazyperm import KeyedPermutations
 
 
@@ -36,9 +36,7 @@ def fill_in_bound_order(values: torch.Tensor, room: torch.Tensor, k: int, gen: t
     Row i takes at most ``room[:, i]`` slots. Returns ``(rows, offset)``, both (R, k): the row of each
     slot and its index among that row's slots. Requires ``room.sum(1) >= k``.
     """
-    noise = torch.rand(values.shape, generator=gen, device=values.device)
-    shuffled = noise.argsort(dim=1)
-    order = shuffled.gather(1, values.gather(1, shuffled).argsort(dim=1, descending=True, stable=True))
+    order = order_with_random_ties(values, gen)
     take = room.gather(1, order)
     end = take.cumsum(dim=1)
     slot = torch.arange(k, device=values.device).expand(values.shape[0], k).contiguous()

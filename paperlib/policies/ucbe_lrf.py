@@ -7,7 +7,7 @@ import math
 import torch
 
 from ..lowrank.ensemble import LowRankEnsemble
-from .base import ObservedMatrix, Policy, random_argmax, random_pair_order
+from .base import ObservedMatrix, Policy, order_with_random_ties, random_argmax, random_pair_order
 
 
 def select_in_best_rows(
@@ -40,10 +40,7 @@ def select_in_best_rows(
         row_key = torch.where(mask[ridx, top], torch.full_like(row_key, -torch.inf), row_key)
         cols = row_key.topk(k, dim=1).indices
         return top[:, None].expand(reps, k).contiguous(), cols
-    noise = torch.rand(prio.shape, generator=gen, device=mask.device, dtype=torch.float64)
-    tie = torch.argsort(noise, dim=1)
-    ranked = torch.gather(prio.double(), 1, tie).argsort(dim=1, descending=True, stable=True)
-    row_order = torch.gather(tie, 1, ranked)
+    row_order = order_with_random_ties(prio, gen)
     free_left = (m - torch.gather(row_count, 1, row_order)).cumsum(dim=1)
     need = int((free_left < k).sum(dim=1).max()) + 1
     rows = row_order[:, :need]
