@@ -53,6 +53,7 @@ PAPERMILL = "papermill --no-progress-bar -k python3"
 
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
+RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
@@ -74,7 +75,7 @@ def one_of(names):
 
 
 wildcard_constraints:
-    dataset=one_of(sorted(set(DATASETS) | set(ABLATION_DATASETS))),
+    dataset=one_of(sorted(set(DATASETS) | set(ABLATION_DATASETS) | set(RACE_DATASETS))),
     cell=one_of(ROBIN_CELLS),
     pool=one_of(PULSE_POOLS),
 
