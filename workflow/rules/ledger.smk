@@ -28,4 +28,4 @@ rule claims:
     params:
         run_on=config.get("run_on", ""),
     shell:
-        "python -m paperlib ledger {input:q} --csv {output.csv:q} --md {output.md:q} --run-on {params.run_on:q} > {log:q} 2>&1"
+        "python -m paperlib ledger {input:q} --csv {output.csv:q} --md {output.md:q} --run-on={params.run_on:q} > {log:q} 2>&1"
