@@ -112,6 +112,7 @@ class _LRFPolicy(Policy):
         )
         self.pred: torch.Tensor | None = None
         self.unc: torch.Tensor | None = None
+        self._rep_col = torch.arange(self.reps, device=self.device)[:, None]
         self.row_sum: torch.Tensor | None = None
         self.unc_sum: torch.Tensor | None = None
         self._fitted_at = -1
@@ -141,19 +142,20 @@ class _LRFPolicy(Policy):
         self.obs.add(rows, cols, scores)
         if not self.refits_every_batch:
             return
-        if self.pred is not None:
-            self._track(rows, cols, scores)
         if self.obs.count >= self.warmup:
             self._batches_since_fit += 1
             due = self._batches_since_fit >= self.refit_every and self.obs.count >= (1 + self.refit_growth) * self._fitted_at
             if self.pred is None or due:
                 self._refit()
+                return
+        if self.pred is not None:
+            self._track(rows, cols, scores)
 
     refits_every_batch = True
 
     def _track(self, rows, cols, scores):
         """Row sums of Eq. 2's gated matrix and of R after new observations, without a refit."""
-        r = torch.arange(self.reps, device=self.device)[:, None].expand_as(rows)
+        r = self._rep_col.expand_as(rows)
         flat = (r * self.n + rows).reshape(-1)
         gain = (scores - self.pred[r, rows, cols]).reshape(-1).double()
         self.row_sum.view(-1).index_add_(0, flat, gain)
