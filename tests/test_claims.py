@@ -449,6 +449,26 @@ def test_race_claims_verdicts():
     assert c.verdict == "holds" and "ucbe beyond the grid" in c.measured  # ucbe never reaches 0.95 on b
 
 
+def test_sysh_claim_verdicts():
+    """SySH against SySRs: significant points both ways give "partly", none "inconclusive"; CB_0.95 per matrix."""
+    import pandas as pd
+
+    from paperlib.papers.race.claims import sysh_vs_sysrs_claim
+    from paperlib.papers.race.experiments import confidence_budgets
+
+    def race(sysh, sysrs):
+        acc = pd.DataFrame([dict(dataset="d", method=mth, frac=(j + 1) / 100, accuracy=a, reps=200)
+                            for mth, accs in (("sysh", sysh), ("sysrs", sysrs)) for j, a in enumerate(accs)])
+        return acc, confidence_budgets(acc, [0.95], [0.01, 0.02, 0.03])
+
+    c = sysh_vs_sysrs_claim(*race([0.96, 0.97, 0.99], [0.5, 0.8, 0.97]))
+    assert c.verdict == "holds" and c.claim == "ours-sysh"
+    assert "higher at 2, lower at 0 of 3 points" in c.measured and "lower on 1, higher on 0 of 1" in c.measured
+    assert sysh_vs_sysrs_claim(*race([0.7, 0.5, 0.99], [0.5, 0.8, 0.99])).verdict == "partly"
+    assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.7, 0.9, 0.96])).verdict == "fails"
+    assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.52, 0.61, 0.9])).verdict == "inconclusive"
+
+
 def test_race_auto_goal_claim():
     """auto (= SySRs) must be lowest within one point on >= 80% of the matrices and never > 2 points behind."""
     import pandas as pd

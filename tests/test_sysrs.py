@@ -149,3 +149,52 @@ def test_auto_is_the_documented_choice():
     a = simulate("auto", mat, [300], reps=10, seed=4, device="cpu", progress=False)
     b = simulate("sysrs", mat, [300], reps=10, seed=4, device="cpu", progress=False)
     assert (a.best == b.best).all()
+
+
+def test_halving_rounds_and_schedule_by_hand():
+    """Karnin et al.'s Sequential Halving with T = 240, K = 8: three rounds of 80 calls over 8, 4, 2 models, i.e.
+    10, 20, 40 new examples per survivor. With a cap of m = 40 the spare budget moves to the first rounds:
+    8 x 20 + 4 x 20 = 240 brings round two to the cap."""
+    from paperlib.policies.sysrs import halving_survivors, plan_cost, sh_schedule
+
+    assert halving_survivors(8) == [8, 4, 2]
+    assert halving_survivors(80) == [80, 40, 20, 10, 5, 3, 2]
+    assert halving_survivors(2) == [2]
+    assert sh_schedule(8, 240, 100) == [10, 30, 70]
+    assert sh_schedule(8, 240, 40) == [20, 40, 40]
+    assert plan_cost([20, 40, 40], [8, 4, 2]) == 240
+    with pytest.raises(ValueError, match="at least 2 models"):
+        sh_schedule(1, 10, 10)
+
+
+@pytest.mark.parametrize("n,m,budget", [(8, 100, 240), (11, 60, 300), (80, 437, 3146)])
+def test_sysh_keeps_the_better_half_on_shared_examples(n, m, budget):
+    """Replay runs round by round: the survivors of a round are the ceil(half) with the largest sums over the
+    shared examples (no rejected model above a kept one), every survivor has the same count, and the budget is
+    spent without a pair twice."""
+    from paperlib.policies.sysrs import halving_survivors
+
+    mat = low_rank_logistic(n, m, rank=2, gap=0.05, seed=7)
+    R = 3
+    pol = make_policy("sysh", n, m, budget, reps=R, seed=1, batch_size=29)
+    s = torch.tensor(mat.scores)
+    sizes, seen = [n], []
+    alive_before = pol.alive.clone()
+    while not pol.done:
+        req = pol.ask()
+        seen.append((req.rows, req.cols))
+        pol.tell(req, s[req.rows, req.cols])
+        if (pol.alive != alive_before).any() and pol.phase <= len(pol.schedule):
+            for r in range(R):
+                kept, gone = pol.alive[r], alive_before[r] & ~pol.alive[r]
+                sums, counts = pol.state.sums[r], pol.state.counts[r]
+                assert counts[alive_before[r]].unique().numel() == 1
+                assert sums[gone].max() <= sums[kept].min()
+            sizes.append(int(pol.alive[0].sum()))
+            alive_before = pol.alive.clone()
+    assert sizes == halving_survivors(n) + [1]
+    rows = torch.cat([a for a, _ in seen], 1)
+    cols = torch.cat([b for _, b in seen], 1)
+    assert rows.shape[1] == budget
+    for r in range(R):
+        assert len(set(zip(rows[r].tolist(), cols[r].tolist(), strict=True))) == budget

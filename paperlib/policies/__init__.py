@@ -22,7 +22,7 @@ from .base import (
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, UCBEBackbone
 from .registry import JUDGE, MATRIX, METHODS, MethodSpec, label, method_id, names, parse
-from .sysrs import SySRs, UCBESync
+from .sysrs import SySH, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
@@ -39,6 +39,6 @@ def make_policy(method: str, n: int, m: int, budget: int, reps: int = 1, seed: i
 __all__ = [
     "JUDGE", "LRF", "MATRIX", "METHODS", "PULSE", "UCBE", "UCBELRF", "AllocationPolicy", "AlreadyToldError",
     "ArmRequest", "BudgetExhaustedError", "FilledSubset", "MethodSpec", "NaivePooling", "PendingRequestError",
-    "Policy", "PolicyError", "Request", "Robin", "RobinHood", "RowMeanImputation", "SySRs", "UCBEBackbone", "UCBESync",
+    "Policy", "PolicyError", "Request", "Robin", "RobinHood", "RowMeanImputation", "SySH", "SySRs", "UCBEBackbone", "UCBESync",
     "UCBELRFScoreOnly", "Uniform", "UnknownRequestError", "label", "make_policy", "method_id", "names", "parse",
 ]

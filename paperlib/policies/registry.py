@@ -16,7 +16,7 @@ from typing import Callable
 from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
-from .sysrs import Auto, SySRs, UCBESync
+from .sysrs import Auto, SySH, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
@@ -82,6 +82,9 @@ _SPECS = [
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)", "backbone", True),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
+               "baseline"),
+    MethodSpec("sysh", SySH, MATRIX, "SySH (ours)",
+               "Sequential Halving (Karnin et al. 2013) with the synchronized examples of Lyu et al. 2026 (ours)",
                "baseline"),
     MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
                "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe",

@@ -24,7 +24,35 @@ import torch
 
 from .base import Policy, RowMeanState, random_argmax
 from .lazyperm import KeyedPermutations
-from .ucbe import UCBE
+from .ucbe import UCBE, top_k_random_ties
+
+
+def _fit_schedule(sched, cost, budget: int, hi: float) -> list[int]:
+    """``sched(c)`` for the largest c in [0, hi] (bisection) whose ``cost`` fits ``budget``."""
+    if cost(sched(hi)) <= budget:
+        return sched(hi)
+    lo = 0.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if cost(sched(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return sched(lo)
+
+
+def _check_plan(k_models: int, budget: int, method: str) -> int:
+    K = int(k_models)
+    if K < 2:
+        raise ValueError(f"{method} needs at least 2 models, got {K}")
+    if budget < K:
+        raise ValueError(f"a budget of {budget} calls cannot give each of the {K} models one evaluation")
+    return K
+
+
+def plan_cost(schedule: list[int], active: list[int]) -> int:
+    """Calls spent by a plan: phase k evaluates its ``active[k]`` survivors from ``schedule[k-1]`` to ``schedule[k]``."""
+    return sum(a * (n - p) for a, n, p in zip(active, schedule, [0, *schedule[:-1]]))
 
 
 def sr_schedule(k_models: int, budget: int, m: int) -> list[int]:
@@ -33,28 +61,43 @@ def sr_schedule(k_models: int, budget: int, m: int) -> list[int]:
     The uncapped schedule is Successive Rejects' n_k = ceil((T - K) / (logbar(K) (K + 1 - k))); with caps,
     n_k = min(m, floor(c / (K + 1 - k))) for the largest c (found by bisection) whose cost fits T.
     """
-    K = int(k_models)
-    if K < 2:
-        raise ValueError(f"Successive Rejects needs at least 2 models, got {K}")
-    if budget < K:
-        raise ValueError(f"a budget of {budget} calls cannot give each of the {K} models one evaluation")
+    K = _check_plan(k_models, budget, "Successive Rejects")
 
     def sched(c: float) -> list[int]:
         return [min(m, max(1, math.floor(c / (K + 1 - k)))) for k in range(1, K)]
 
-    def cost(ns: list[int]) -> int:
-        return sum(ns) + ns[-1]
+    return _fit_schedule(sched, lambda ns: sum(ns) + ns[-1], budget, float(K * m + 1))
 
-    lo, hi = 0.0, float(K * m + 1)
-    if cost(sched(hi)) <= budget:
-        return sched(hi)
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if cost(sched(mid)) <= budget:
-            lo = mid
-        else:
-            hi = mid
-    return sched(lo)
+
+def halving_survivors(k_models: int) -> list[int]:
+    """Survivors of each round of Sequential Halving (Karnin et al. 2013): K, ceil(K / 2), ..., 2; one more
+    halving leaves the answer."""
+    sizes = [int(k_models)]
+    while sizes[-1] > 2:
+        sizes.append(-(-sizes[-1] // 2))
+    return sizes
+
+
+def sh_schedule(k_models: int, budget: int, m: int) -> list[int]:
+    """Cumulative evaluations per surviving model after each of the ceil(log2 K) rounds of Sequential Halving.
+
+    Karnin, Koren & Somekh (2013, Alg. 1) give every round the same budget T / ceil(log2 K), split evenly over the
+    round's |S_r| survivors. With a cap of m examples per model and the evaluations of earlier rounds kept
+    (synchronized: every survivor has seen the same examples), round r brings the count to
+    n_r = min(m, n_{r-1} + max(1, floor(c / |S_r|))) for the largest c whose cost fits T, so the budget the caps
+    free goes to the uncapped rounds (the same reading as :func:`sr_schedule`).
+    """
+    K = _check_plan(k_models, budget, "Sequential Halving")
+    active = halving_survivors(K)
+
+    def sched(c: float) -> list[int]:
+        out, cum = [], 0
+        for a in active:
+            cum = min(m, cum + max(1, math.floor(c / a)))
+            out.append(cum)
+        return out
+
+    return _fit_schedule(sched, lambda ns: plan_cost(ns, active), budget, float(K * m + 1))
 
 
 class SySRs(Policy):
@@ -83,7 +126,7 @@ class SySRs(Policy):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = int(batch_size)
-        self.schedule = sr_schedule(self.n, self.budget, self.m)
+        self.schedule, self.active = self._plan()
         self.order = KeyedPermutations(self.reps, 1, self.m, self.gen, self.device)
         self.state = RowMeanState(self.reps, self.n, self.device)
         self.alive = torch.ones(self.reps, self.n, dtype=torch.bool, device=self.device)
@@ -91,9 +134,13 @@ class SySRs(Policy):
         self.extra_final = 0
         self._plan_extra()
 
+    def _plan(self) -> tuple[list[int], list[int]]:
+        """(cumulative evaluations per survivor after each phase, survivors during each phase)."""
+        return sr_schedule(self.n, self.budget, self.m), list(range(self.n, 1, -1))
+
     def _plan_extra(self) -> None:
         """Rounding leftovers: further shared examples for the two finalists (the rest goes to :meth:`_spill`)."""
-        left = self.budget - (sum(self.schedule) + self.schedule[-1])
+        left = self.budget - plan_cost(self.schedule, self.active)
         self.extra_final = min(left // 2, self.m - self.schedule[-1])
 
     def next_batch_size(self) -> int:
@@ -103,7 +150,7 @@ class SySRs(Policy):
         """(first example index, number of pairs) of the current phase."""
         start = self.schedule[self.phase - 1] if self.phase else 0
         end = self.schedule[self.phase] + (self.extra_final if self.phase == len(self.schedule) - 1 else 0)
-        return start, (end - start) * (self.n - self.phase)
+        return start, (end - start) * self.active[self.phase]
 
     def _select(self, k):
         if self.phase >= len(self.schedule):
@@ -138,11 +185,20 @@ class SySRs(Policy):
         self.pos += rows.shape[1]
         while self.phase < len(self.schedule) and self.pos == self._phase_pairs()[1]:
             # a phase whose examples are all seen already (caps at m) ends at once
-            means = torch.where(self.alive, self.state.sums, torch.full_like(self.state.sums, torch.inf))
-            worst = random_argmax(-means, self.gen)
-            self.alive[self._rep_index, worst] = False
+            self._reject(self.active[self.phase + 1] if self.phase + 1 < len(self.active) else 1)
             self.phase += 1
             self.pos = 0
+
+    def _reject(self, keep: int) -> None:
+        """End a phase: keep the ``keep`` survivors with the largest sums over the shared examples (equal counts),
+        ties at random; one rejection (Successive Rejects) is a random-tie arg-min."""
+        if keep == int(self.alive[0].sum()) - 1:
+            means = torch.where(self.alive, self.state.sums, torch.full_like(self.state.sums, torch.inf))
+            self.alive[self._rep_index, random_argmax(-means, self.gen)] = False
+            return
+        sums = torch.where(self.alive, self.state.sums, torch.full_like(self.state.sums, -torch.inf))
+        kept = top_k_random_ties(sums, keep, self.gen)
+        self.alive.zero_().scatter_(1, kept, True)
 
     def estimate(self):
         return self.state.means()
@@ -150,6 +206,23 @@ class SySRs(Policy):
     def best(self) -> torch.Tensor:
         est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
         return random_argmax(torch.where(self.alive, est, torch.full_like(est, -torch.inf)), self.gen)
+
+
+class SySH(SySRs):
+    """Synchronized Sequential Halving (ours): Sequential Halving (Karnin, Koren & Somekh 2013, Alg. 1) with the
+    synchronized examples and the capped schedule of :class:`SySRs`.
+
+    Motivation (the race issue; ``figures/quick/race_cb.csv``): on sysrs_math the three best models differ by two
+    examples in 437, so the answer is reliable only once all three have seen (nearly) every example. Successive
+    Rejects gives its last phases c / 3 and c / 2 of a budget c H_K, Sequential Halving gives each of its
+    ceil(log2 K) rounds an equal share, so its survivors reach the m examples at a smaller budget. Each round keeps
+    the better half (rounded up) by the sums over the shared examples, ties at random; no hyperparameter.
+    """
+
+    name = "sysh"
+
+    def _plan(self) -> tuple[list[int], list[int]]:
+        return sh_schedule(self.n, self.budget, self.m), halving_survivors(self.n)
 
 
 class UCBESync(UCBE):
