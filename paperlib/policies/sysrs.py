@@ -52,7 +52,7 @@ def _check_plan(k_models: int, budget: int, method: str) -> int:
 
 def plan_cost(schedule: list[int], active: list[int]) -> int:
     """Calls spent by a plan: phase k evaluates its ``active[k]`` survivors from ``schedule[k-1]`` to ``schedule[k]``."""
-    return sum(a * (n - p) for a, n, p in zip(active, schedule, [0, *schedule[:-1]]))
+    return sum(a * (n - p) for a, n, p in zip(active, schedule, [0, *schedule[:-1]], strict=True))
 
 
 def sr_schedule(k_models: int, budget: int, m: int) -> list[int]:
