@@ -152,6 +152,8 @@ class _LRFPolicy(Policy):
             self._track(rows, cols, scores)
 
     refits_every_batch = True
+    #: whether the bounds read R's row sums (only UCB-E-LRF's do; the others skip that (R, n, m) pass)
+    uses_uncertainty = False
 
     def _track(self, rows, cols, scores):
         """Row sums of Eq. 2's gated matrix and of R after new observations, without a refit."""
@@ -159,12 +161,14 @@ class _LRFPolicy(Policy):
         flat = (r * self.n + rows).reshape(-1)
         gain = (scores - self.pred[r, rows, cols]).reshape(-1).double()
         self.row_sum.view(-1).index_add_(0, flat, gain)
-        self.unc_sum.view(-1).index_add_(0, flat, -self.unc[r, rows, cols].reshape(-1).double())
+        if self.uses_uncertainty:
+            self.unc_sum.view(-1).index_add_(0, flat, -self.unc[r, rows, cols].reshape(-1).double())
 
     def _refit(self):
         self.pred, self.unc = self.oracle.fit(self.obs)
         self.row_sum = self.filled().sum(dim=2, dtype=torch.float64)
-        self.unc_sum = self.unc.sum(dim=2, dtype=torch.float64)
+        if self.uses_uncertainty:
+            self.unc_sum = self.unc.sum(dim=2, dtype=torch.float64)
         self._fitted_at = self.obs.count
         self._batches_since_fit = 0
 
@@ -189,6 +193,7 @@ class UCBELRF(_LRFPolicy):
     """
 
     name = "ucbe-lrf"
+    uses_uncertainty = True
 
     def bounds(self) -> torch.Tensor:
         b = (self.row_sum + self.eta * self.unc_sum) / self.m
