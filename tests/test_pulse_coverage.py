@@ -77,3 +77,57 @@ def test_coverage_verdict_rule():
                                     cells_significant=1)) == "fails"
     assert coverage_verdict(summary(violations=50, rate_lo=0.07, rate_hi=0.13, runs_any_ci=(0.4, 0.6))) == "inconclusive"
     assert coverage_verdict(summary(informative_cells=0)) == "untestable"
+
+
+def test_ratio_box_statistics_are_matplotlibs():
+    """The per-job box statistics equal matplotlib's own ``boxplot_stats`` on the informative cells' ratios."""
+    import numpy as np
+    import pandas as pd
+    from matplotlib.cbook import boxplot_stats
+
+    from paperlib.papers.pulse.coverage import ratio_stats
+
+    rng = np.random.default_rng(3)
+    n = 500
+    cells = pd.DataFrame({"pool": "p", "kind": np.repeat(["fitted", "adversarial"], n), "data": "synthetic",
+                          "err": rng.exponential(0.05, 2 * n), "radius": rng.uniform(0.05, 1.5, 2 * n)})
+    got = ratio_stats(cells).set_index("kind")
+    for kind, g in cells[cells.radius < 1].groupby("kind"):
+        ref = boxplot_stats((g.err / g.radius).to_numpy())[0]
+        for key in ("q1", "med", "q3", "whislo", "whishi"):
+            assert got.loc[kind, key] == pytest.approx(ref[key])
+        assert got.loc[kind, "cells"] == len(g)
+
+
+def test_summary_round_trips_through_csv(tmp_path):
+    import pandas as pd
+
+    from paperlib.papers.pulse.coverage import coverage_verdict, read_summaries, write_summary
+
+    s = pd.DataFrame([dict(pool="p", kind="fitted", delta=0.1, informative_cells=10, violations=0, rate=0.0,
+                           rate_lo=0.0, rate_hi=0.0, cells_significant=0, runs_any_ci=(0.0, 0.088))])
+    write_summary(s, tmp_path / "a.csv")
+    back = read_summaries([tmp_path / "a.csv"])
+    assert back.runs_any_ci.iloc[0] == (0.0, 0.088)
+    assert coverage_verdict(back.iloc[0].to_dict()) == coverage_verdict(s.iloc[0].to_dict()) == "holds"
+
+
+@pytest.mark.slow
+def test_one_pool_job_equals_its_part_of_the_whole_check():
+    """The workflow runs one job per pool; a pool's tables equal its rows of the all-pools check (seeds by position)."""
+    import pandas as pd
+
+    from paperlib.papers.config import smoke_config
+    from paperlib.papers.pulse.coverage import coverage_checks, coverage_pools, pool_coverage
+
+    cfg = smoke_config("pulse")
+    cfg["datasets"] = ["synth_medium", "synth_easy"]
+    cfg["gaps"] = {**cfg["gaps"], "synth_easy": ["full"]}
+    cfg["theory"]["bandit"]["pools"] = ["synth_medium-full", "synth_easy-full"]
+    pools = coverage_pools(cfg)
+    assert pools == ["synth_medium-full", "synth_easy-full"]
+    summary, ratios = coverage_checks(cfg, pools, device="cpu")
+    one, one_r = pool_coverage(cfg, pools[-1], device="cpu")
+    cols = [c for c in one.columns if c != "runs_any_ci"]
+    pd.testing.assert_frame_equal(summary[summary.pool == pools[-1]][cols].reset_index(drop=True), one[cols])
+    pd.testing.assert_frame_equal(ratios[ratios.pool == pools[-1]].reset_index(drop=True), one_r)

@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
 from paperlib.papers.completeness import absent_datasets, output_tag, report
 from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
+from paperlib.papers.pulse.coverage import coverage_pools
 from paperlib.papers.pulse.experiments import cv_pools, pool_names
 from paperlib.papers.robin.experiments import cell_names
 
@@ -57,6 +58,7 @@ RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
+COVERAGE_POOLS = coverage_pools(paper_config(config, "pulse"))
 
 
 RESOURCE_DEFAULTS = {"mem_mb": 4000, "runtime": 45, "gpu": 0}

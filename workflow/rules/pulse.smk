@@ -108,10 +108,34 @@ rule pulse_theory:
         "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
 
 
+rule pulse_coverage_pool:
+    """PULSE Theorem 1 inside the running bandit on one pool: the three kinds of predictions (one job per pool)."""
+    input:
+        nb="notebooks/pulse_coverage_pool.ipynb",
+    output:
+        nb=f"{RES}/notebooks/pulse_coverage_pool_{{pool}}.ipynb",
+        summary=f"{RES}/pulse/coverage/{{pool}}.csv",
+        ratio=f"{RES}/pulse/coverage/{{pool}}_ratio.csv",
+    log:
+        nb=f"{LOG}/pulse_coverage_pool_{{pool}}.log",
+        progress=f"{LOG}/pulse_coverage_pool_{{pool}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("pulse"),
+    resources:
+        **res("pulse_coverage_pool"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
+        "-p out_summary {output.summary:q} -p out_ratio {output.ratio:q} -p threads {threads} "
+        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
 rule pulse_coverage:
     """PULSE Theorem 1 inside the running bandit: interval coverage for fitted, uninformative and adversarial predictions."""
     input:
         nb="notebooks/pulse_coverage.ipynb",
+        summaries=expand(rules.pulse_coverage_pool.output.summary, pool=COVERAGE_POOLS),
+        ratios=expand(rules.pulse_coverage_pool.output.ratio, pool=COVERAGE_POOLS),
     output:
         nb=f"{RES}/notebooks/pulse_coverage.ipynb",
         fig=f"{FIG}/pulse_theorem1_bandit.png",
@@ -123,8 +147,11 @@ rule pulse_coverage:
     threads: THREADS
     params:
         nb=notebook_params("pulse"),
+        summaries=lambda wc, input: ",".join(input.summaries),
+        ratios=lambda wc, input: ",".join(input.ratios),
     resources:
         **res("pulse_coverage"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_summaries {params.summaries:q} "
+        "-p in_ratios {params.ratios:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
         "-p out_claims {output.claims:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"

@@ -172,12 +172,56 @@ def coverage_verdict(s: dict) -> str:
     return "inconclusive"
 
 
-def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every (pool, kind) of the profile: the per-cell table and its summary."""
+def coverage_pools(cfg: dict) -> list[str]:
+    """The pools of ``theory.bandit.pools`` whose data is present (one workflow job each)."""
+    from .experiments import pool_names
+
+    present = set(pool_names(cfg))
+    return [p for p in cfg["theory"]["bandit"]["pools"] if p in present]
+
+
+def ratio_stats(cells: pd.DataFrame) -> pd.DataFrame:
+    """Box statistics of |mu_hat - mu| / radius over the informative cells, per (pool, kind): quartiles and
+    whiskers at the furthest ratios within 1.5 IQR (matplotlib's default), for ``Axes.bxp``."""
+    out = []
+    for (pool, kind), g in cells[cells.radius < 1].groupby(["pool", "kind"], sort=False):
+        x = (g.err / g.radius).to_numpy()
+        q1, med, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+        iqr = q3 - q1
+        out.append(dict(pool=pool, kind=kind, data=g.data.iloc[0], q1=q1, med=med, q3=q3,
+                        whislo=x[x >= q1 - 1.5 * iqr].min(), whishi=x[x <= q3 + 1.5 * iqr].max(), max=x.max(),
+                        cells=len(x)))
+    return pd.DataFrame(out)
+
+
+def pool_coverage(cfg: dict, pool: str, device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One pool, every kind of predictions (one workflow job): the violation summary and the ratio box statistics.
+
+    The bootstrap seed depends on the pool's position in ``theory.bandit.pools``, so a pool's job gives the same
+    table alone or within :func:`coverage_checks`.
+    """
     b = cfg["theory"]["bandit"]
-    frames = []
-    for p in pools:
-        fitted = pool_factors(cfg, p, get_device(device))
-        frames += [add_radius(run_coverage(cfg, p, k, device, fitted), float(b["delta"])) for k in KINDS]
-    cells = pd.concat(frames, ignore_index=True)
-    return cells, violation_summary(cells, seed=int(cfg["seed"]))
+    fitted = pool_factors(cfg, pool, get_device(device))
+    cells = pd.concat([add_radius(run_coverage(cfg, pool, k, device, fitted), float(b["delta"])) for k in KINDS],
+                      ignore_index=True)
+    seed = int(cfg["seed"]) + 1000 * list(b["pools"]).index(pool)
+    return violation_summary(cells, seed=seed), ratio_stats(cells)
+
+
+def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`pool_coverage` on every pool, concatenated: (summary, ratio box statistics)."""
+    parts = [pool_coverage(cfg, p, device) for p in pools]
+    return (pd.concat([a for a, _ in parts], ignore_index=True), pd.concat([r for _, r in parts], ignore_index=True))
+
+
+def write_summary(summary: pd.DataFrame, path) -> None:
+    """CSV of a violation summary, the exact interval on runs with any violation as two columns."""
+    lo, hi = zip(*summary.runs_any_ci, strict=True) if len(summary) else ((), ())
+    summary.drop(columns=["runs_any_ci"]).assign(runs_any_lo=lo, runs_any_hi=hi).to_csv(path, index=False)
+
+
+def read_summaries(paths) -> pd.DataFrame:
+    """The summaries written by :func:`write_summary`, concatenated, with ``runs_any_ci`` as a tuple again."""
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    ci = list(zip(df.pop("runs_any_lo"), df.pop("runs_any_hi"), strict=True))
+    return df.assign(runs_any_ci=ci)
