@@ -1,4 +1,5 @@
-"""Synchronized Successive Rejects (SySRs; Lyu et al., ICML 2026, arXiv:2606.07726) and synchronized UCB-E.
+"""Synchronized Successive Rejects (SySRs; Lyu et al., ICML 2026, arXiv:2606.07726), synchronized UCB-E and
+synchronized Sequential Halving (SySH, ours).
 
 *Successive Rejects* (Audibert, Bubeck & Munos 2010) splits a budget T over K - 1 phases; after phase k
 every surviving model has been evaluated n_k times, with n_k proportional to 1 / (K + 1 - k)
