@@ -51,7 +51,8 @@ def test_exact_budget_no_repeats(method, budget):
         with pytest.raises(ValueError, match="warm-up"):
             run_collect(method, scores, budget, reps=3, batch_size=7)
         return
-    if method in ("sysrs", "auto") and budget < 12:  # Successive Rejects needs one evaluation of every model
+    if method in ("sysrs", "auto") and budget < 12 or method == "sysh" and budget < 12 + 6 + 3 + 2:
+        # Successive Rejects needs one evaluation of every model, Sequential Halving one per survivor of each round
         with pytest.raises(ValueError, match="one evaluation"):
             run_collect(method, scores, budget, reps=3, batch_size=7)
         return

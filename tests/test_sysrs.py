@@ -165,6 +165,9 @@ def test_halving_rounds_and_schedule_by_hand():
     assert plan_cost([20, 40, 40], [8, 4, 2]) == 240
     with pytest.raises(ValueError, match="at least 2 models"):
         sh_schedule(1, 10, 10)
+    assert sh_schedule(8, 14, 100) == [1, 2, 3]  # the least plan: 8 + 4 + 2 calls
+    with pytest.raises(ValueError, match="one evaluation"):
+        sh_schedule(8, 13, 100)
 
 
 @pytest.mark.parametrize("n,m,budget", [(8, 100, 240), (11, 60, 300), (80, 437, 3146)])

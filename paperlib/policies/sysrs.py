@@ -98,6 +98,10 @@ def sh_schedule(k_models: int, budget: int, m: int) -> list[int]:
             out.append(cum)
         return out
 
+    least = plan_cost(sched(0.0), active)
+    if budget < least:
+        raise ValueError(f"a budget of {budget} calls cannot give each survivor of the {len(active)} rounds of Sequential "
+                         f"Halving one evaluation (needs {least} calls for {K} models)")
     return _fit_schedule(sched, lambda ns: plan_cost(ns, active), budget, float(K * m + 1))
 
 
