@@ -196,7 +196,8 @@ class SySRs(Policy):
 
     def _reject(self, keep: int) -> None:
         """End a phase: keep the ``keep`` survivors with the largest sums over the shared examples (equal counts),
-        ties at random; one rejection (Successive Rejects) is a random-tie arg-min."""
+        ties at random. One rejection (Successive Rejects) stays the random-tie arg-min it always was, so SySRs' random
+        streams, and the committed race tables, are unchanged by the general top-k path SySH uses."""
         if keep == int(self.alive[0].sum()) - 1:
             means = torch.where(self.alive, self.state.sums, torch.full_like(self.state.sums, torch.inf))
             self.alive[self._rep_index, random_argmax(-means, self.gen)] = False

@@ -181,16 +181,17 @@ def coverage_pools(cfg: dict) -> list[str]:
 
 
 def ratio_stats(cells: pd.DataFrame) -> pd.DataFrame:
-    """Box statistics of |mu_hat - mu| / radius over the informative cells, per (pool, kind): quartiles and
-    whiskers at the furthest ratios within 1.5 IQR (matplotlib's default), for ``Axes.bxp``."""
+    """Box statistics of |mu_hat - mu| / radius over the informative cells, per (pool, kind), from matplotlib's
+    ``boxplot_stats`` (quartiles, whiskers at 1.5 IQR), for ``Axes.bxp``."""
+    from matplotlib.cbook import boxplot_stats
+
     out = []
     for (pool, kind), g in cells[cells.radius < 1].groupby(["pool", "kind"], sort=False):
         x = (g.err / g.radius).to_numpy()
-        q1, med, q3 = np.quantile(x, [0.25, 0.5, 0.75])
-        iqr = q3 - q1
-        out.append(dict(pool=pool, kind=kind, data=g.data.iloc[0], q1=q1, med=med, q3=q3,
-                        whislo=x[x >= q1 - 1.5 * iqr].min(), whishi=x[x <= q3 + 1.5 * iqr].max(), max=x.max(),
-                        cells=len(x)))
+        st = boxplot_stats(x)[0]
+        out.append(dict(pool=pool, kind=kind, data=g.data.iloc[0], **{k: st[k] for k in ("q1", "med", "q3", "whislo",
+                                                                                           "whishi")},
+                        max=x.max(), cells=len(x)))
     return pd.DataFrame(out)
 
 
