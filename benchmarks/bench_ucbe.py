@@ -48,10 +48,10 @@ def batched(scores: np.ndarray, budget: int, b: int, reps: int, seed: int, devic
     from paperlib.policies.ucbe import UCBE
 
     pol = UCBE(*scores.shape, budget, reps=reps, seed=seed, device=device, batch_size=b)
-    s = torch.as_tensor(scores, device=pol.device)
+    s = torch.tensor(scores, device=pol.device)  # a contiguous copy, as simulate() makes
     while not pol.done:
         req = pol.ask()
-        pol.tell(req, s[req.rows, req.cols])
+        pol.tell(req, req.take(s))
     best = int(np.argmax(scores.mean(1)))
     return float((pol.best().cpu().numpy() == best).mean())
 

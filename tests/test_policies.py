@@ -13,7 +13,7 @@ from paperlib.policies import (
     make_policy,
     names,
 )
-from paperlib.policies.base import ObservedMatrix, random_argmax
+from paperlib.policies.base import ObservedMatrix, Request, random_argmax
 from paperlib.policies.ucbe_lrf import select_in_best_rows
 from paperlib.simulate import simulate
 
@@ -87,8 +87,12 @@ def test_ask_tell_protocol_errors():
         pol.tell(req, torch.zeros(2, 3))
     with pytest.raises(ValueError, match="NaN"):
         pol.tell(req, torch.full((2, 1), float("nan")))
+    with pytest.raises(ValueError, match="NaN"):
+        pol.tell(req, torch.tensor([[0.5], [float("nan")]]))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         pol.tell(req, torch.full((2, 1), 2.0))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        pol.tell(req, torch.tensor([[0.5], [-0.1]]))
     other = make_policy("ucbe", 3, 4, 5, reps=2, device="cpu").ask()
     with pytest.raises(UnknownRequestError):
         pol.tell(other, torch.zeros(2, 1))
@@ -99,6 +103,16 @@ def test_ask_tell_protocol_errors():
         pol.tell(r := pol.ask(), torch.zeros(2, r.size))
     with pytest.raises(BudgetExhaustedError):
         pol.ask()
+
+
+def test_request_take_reads_the_pairs_scores():
+    s = torch.arange(5 * 7, dtype=torch.float32).reshape(5, 7) / 100
+    rows = torch.tensor([[4], [0]]).expand(-1, 3)
+    cols = torch.tensor([[6, 0, 3], [1, 5, 2]])
+    req = Request(0, rows, cols)
+    expected = torch.tensor([[0.34, 0.28, 0.31], [0.01, 0.05, 0.02]])
+    assert torch.equal(req.take(s), expected)
+    assert torch.equal(req.take(s.t().contiguous().t()), expected)
 
 
 def test_ucbe_pulls_every_arm_once_then_follows_bound():

@@ -63,16 +63,24 @@ class BlockedMax:
         self.blocks = self.values.view(reps, self.nb, block)
         self.bmax = self.blocks.amax(dim=2)
         self.bcount = (self.blocks == self.bmax[:, :, None]).sum(dim=2)
-        self._reps = torch.arange(reps, device=values.device)
+        self._block_base = torch.arange(reps, device=values.device) * self.nb
+        self._value_base = self._block_base * block
 
-    def set(self, r: torch.Tensor, cols: torch.Tensor, new: torch.Tensor) -> None:
-        """values[r, cols] = new (elementwise, same shapes), then refresh the blocks touched."""
-        self.values[r, cols] = new
+    def set(self, r: torch.Tensor | None, cols: torch.Tensor, new: torch.Tensor) -> None:
+        """values[r, cols] = new (elementwise, same shapes), then refresh the blocks touched.
+
+        ``r=None`` means one entry per repetition (``cols`` and ``new`` of shape (R,)). Reads and writes
+        go through flat ``index_select`` / ``index_copy_`` (advanced indexing costs several times more
+        per call on small tensors); a block touched twice is written twice with the same values.
+        """
         blk = cols // self.block
-        vals = self.blocks[r, blk]
-        top = vals.amax(dim=-1)
-        self.bmax[r, blk] = top
-        self.bcount[r, blk] = (vals == top[..., None]).sum(dim=-1)
+        vbase, bbase = (self._value_base, self._block_base) if r is None else (self._value_base[r], self._block_base[r])
+        self.values.view(-1).index_copy_(0, (vbase + cols).reshape(-1), new.reshape(-1))
+        flat = (bbase + blk).reshape(-1)
+        vals = self.blocks.view(-1, self.block).index_select(0, flat)
+        top = vals.amax(dim=1)
+        self.bmax.view(-1).index_copy_(0, flat, top)
+        self.bcount.view(-1).index_copy_(0, flat, (vals == top[:, None]).sum(dim=1))
 
     def argmax(self, gen: torch.Generator) -> torch.Tensor:
         """Arg-max per row, ties broken uniformly at random (one uniform draw per row)."""
@@ -83,7 +91,7 @@ class BlockedMax:
         k = torch.minimum((u * cum[:, -1]).long(), cum[:, -1] - 1)
         blk = (cum <= k[:, None]).sum(dim=1)
         k = k - (cum - weight).gather(1, blk[:, None]).squeeze(1)
-        tied = (self.blocks[self._reps, blk] == best).cumsum(dim=1)
+        tied = (self.blocks.view(-1, self.block).index_select(0, self._block_base + blk) == best).cumsum(dim=1)
         return blk * self.block + (tied <= k[:, None]).sum(dim=1)
 
 
@@ -184,19 +192,20 @@ class UCBE(Policy):
     def _select_row(self, k):
         """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4)."""
         r = self._rep_index
-        top = self._max.argmax(self.gen)
-        told = self.state.counts[r, top].long()
-        pos = told[:, None] + torch.arange(k, device=self.device)
-        rows = top[:, None]
-        short = (told > self.m - k).nonzero().squeeze(1)
-        if short.numel():
-            rows = rows.expand(-1, k).clone()
-            counts = self.state.counts[short].long()
-            first = self._now[short].scatter(1, top[short, None], torch.inf)
-            sub_rows, offset = fill_in_bound_order(first, self.m - counts, k, self.gen)
-            rows[short] = sub_rows
-            pos[short] = counts.gather(1, sub_rows) + offset
-        return rows.expand(-1, k), self.order(r[:, None], rows, pos)
+        top = self._max.argmax(self.gen)[:, None]
+        told = self.state.counts.gather(1, top).long()
+        pos = told + torch.arange(k, device=self.device)
+        short = (told[:, 0] > self.m - k).nonzero().squeeze(1)
+        if not short.numel():
+            return top.expand(-1, k), self.order(r[:, None], top, pos)
+        cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
+        rows = top.expand(-1, k).clone()
+        counts = self.state.counts.index_select(0, short).long()
+        first = self._now.index_select(0, short).scatter_(1, top.index_select(0, short), torch.inf)
+        sub_rows, offset = fill_in_bound_order(first, self.m - counts, k, self.gen)
+        rows[short] = sub_rows
+        cols[short] = self.order(short[:, None], sub_rows, counts.gather(1, sub_rows) + offset)
+        return rows, cols
 
     def _select_pending(self, k):
         R, r = self.reps, self._rep_index
@@ -221,12 +230,12 @@ class UCBE(Policy):
         """Sums, counts and bounds of the rows just told. The batch's first method is added once per repetition
         (``BlockedMax.set`` then refreshes one block per repetition, not one per pair); only the pairs on other
         methods (a row batch's spill, pending batches) go through the per-pair path."""
-        r, top = self._rep_index, rows[:, 0]
+        top = rows[:, 0]
         if rows.shape[1] == 1 or rows.stride(1) == 0:  # one method per repetition (batch_mode "row")
-            self._add_to(r, top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
+            self._add_to(top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
             return
         same = rows == top[:, None]
-        self._add_to(r, top, (scores * same).sum(dim=1, dtype=torch.float64), same.sum(dim=1))
+        self._add_to(top, (scores * same).sum(dim=1, dtype=torch.float64), same.sum(dim=1))
         rest = (~same).nonzero(as_tuple=True)
         if rest[0].numel():
             rr, rows_rest = rest[0], rows[rest]
@@ -235,13 +244,16 @@ class UCBE(Policy):
             c = self.state.counts[rr, rows_rest]
             self._max.set(rr, rows_rest, self._bound(self.state.sums[rr, rows_rest] / c, c))
 
-    def _add_to(self, r, rows, totals, k):
-        """Add ``totals`` over ``k`` evaluations to row ``rows[i]`` of repetition ``r[i]`` and refresh its bound."""
-        sums = self.state.sums[r, rows] + totals
-        counts = self.state.counts[r, rows] + k
-        self.state.sums[r, rows] = sums
-        self.state.counts[r, rows] = counts
-        self._max.set(r, rows, self._bound(sums / counts.clamp(min=1), counts))
+    def _add_to(self, rows, totals, k):
+        """Add ``totals`` over ``k >= 1`` evaluations to row ``rows[i]`` of every repetition i and
+        refresh its bound (read from the ``_radius`` table: the same float64 values as :meth:`_bound`)."""
+        at = rows[:, None]
+        sums = self.state.sums.gather(1, at).add_(totals[:, None])
+        counts = self.state.counts.gather(1, at).add_(k if isinstance(k, int) else k[:, None])
+        self.state.sums.scatter_(1, at, sums)
+        self.state.counts.scatter_(1, at, counts)
+        bound = sums.div_(counts).add_(self._radius.index_select(0, counts.view(-1).long())[:, None])
+        self._max.set(None, rows, bound.view(-1))
 
     def estimate(self):
         return self.state.means()

@@ -213,7 +213,7 @@ def simulate(
     for target in budgets:
         while policy.spent < target and not all_stopped:
             req = policy.ask(limit=target - policy.spent)
-            got = scores[req.rows, req.cols]
+            got = req.take(scores)
             policy.tell(req, got)
             bar.update(req.size)
             if cs is not None:

@@ -105,7 +105,7 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
     for b in bs:
         while policy.spent < b:
             req = policy.ask(limit=b - policy.spent)
-            policy.tell(req, S[req.rows, req.cols])
+            policy.tell(req, req.take(S))
         K = policy.n_theta.cpu().numpy()
         frames.append(pd.DataFrame({
             "pool": pool, "data": inst.test.kind, "kind": kind, "budget": b, "run": np.repeat(np.arange(reps), n), "model": np.tile(np.arange(n), reps),
