@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from scipy.stats import fisher_exact
@@ -11,10 +13,19 @@ from ...ledger import Claim
 PAPER = "paperlib (race)"
 
 
-def fisher_points(acc: pd.DataFrame, a: str, b: str):
-    """Compare methods ``a`` and ``b`` at every (matrix, budget) point both ran: (points where ``a`` is significantly
-    more often right, significantly less often, all points, mean accuracy difference a - b, runs of ``a``), with
-    Fisher's exact test at 0.05 per point; None when either did not run."""
+class PointComparison(NamedTuple):
+    """Methods ``a`` vs ``b`` over the (matrix, budget) points both ran (:func:`fisher_points`)."""
+
+    better: int  #: points where ``a`` is significantly more often right
+    worse: int  #: points where ``a`` is significantly less often right
+    both: pd.DataFrame  #: accuracy and runs of both methods per point
+    gap: float  #: mean accuracy difference a - b
+    reps: int  #: runs per point of ``a``
+
+
+def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
+    """Compare methods ``a`` and ``b`` at every (matrix, budget) point both ran, with Fisher's exact test at 0.05 per
+    point; None when either did not run."""
     both = acc[acc.method.isin([a, b])].pivot_table(index=["dataset", "frac"], columns="method",
                                                     values=["accuracy", "reps"])
     if both.empty or ("accuracy", a) not in both or ("accuracy", b) not in both:
@@ -27,7 +38,7 @@ def fisher_points(acc: pd.DataFrame, a: str, b: str):
             better += k1 / n1 > k2 / n2
             worse += k1 / n1 < k2 / n2
     gap = float((both[("accuracy", a)] - both[("accuracy", b)]).mean())
-    return better, worse, both, gap, int(both[("reps", a)].iloc[0])
+    return PointComparison(better, worse, both, gap, int(both[("reps", a)].iloc[0]))
 
 
 def _grid_text(both: pd.DataFrame, reps: int) -> str:
