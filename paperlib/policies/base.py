@@ -202,7 +202,7 @@ class Policy(ABC):
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
         if scores.shape != request.rows.shape:
             raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")
-        lo, hi = torch.aminmax(scores) if scores.numel() else (torch.zeros(()), torch.zeros(()))
+        lo, hi = torch.aminmax(scores)
         if not (bool(lo >= 0) and bool(hi <= 1)):
             if torch.isnan(scores).any():
                 raise ValueError("scores contain NaN")

@@ -241,19 +241,21 @@ class UCBE(Policy):
             rr, rows_rest = rest[0], rows[rest]
             self.state.sums.index_put_((rr, rows_rest), scores[rest].double(), accumulate=True)
             self.state.counts.index_put_((rr, rows_rest), torch.ones_like(rr, dtype=torch.float64), accumulate=True)
-            c = self.state.counts[rr, rows_rest]
-            self._max.set(rr, rows_rest, self._bound(self.state.sums[rr, rows_rest] / c, c))
+            self._max.set(rr, rows_rest, self._told_bound(self.state.sums[rr, rows_rest], self.state.counts[rr, rows_rest]))
+
+    def _told_bound(self, sums, counts):
+        """:meth:`_bound` of rows with ``counts >= 1``, the radius read from the ``_radius`` table (same float64 values;
+        -inf at ``counts = m``)."""
+        return sums / counts + self._radius.index_select(0, counts.reshape(-1).long()).view(counts.shape)
 
     def _add_to(self, rows, totals, k):
-        """Add ``totals`` over ``k >= 1`` evaluations to row ``rows[i]`` of every repetition i and
-        refresh its bound (read from the ``_radius`` table: the same float64 values as :meth:`_bound`)."""
+        """Add ``totals`` over ``k >= 1`` evaluations to row ``rows[i]`` of every repetition i and refresh its bound."""
         at = rows[:, None]
         sums = self.state.sums.gather(1, at).add_(totals[:, None])
         counts = self.state.counts.gather(1, at).add_(k if isinstance(k, int) else k[:, None])
         self.state.sums.scatter_(1, at, sums)
         self.state.counts.scatter_(1, at, counts)
-        bound = sums.div_(counts).add_(self._radius.index_select(0, counts.view(-1).long())[:, None])
-        self._max.set(None, rows, bound.view(-1))
+        self._max.set(None, rows, self._told_bound(sums, counts).view(-1))
 
     def estimate(self):
         return self.state.means()
