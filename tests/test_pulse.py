@@ -9,6 +9,7 @@ import torch
 from paperlib.cli import main as cli_main
 from paperlib.data.matrix import ScoreMatrix
 from paperlib.lowrank import FitConfig, fit_factors, objective, refit_rows, refit_rows_sparse
+from paperlib.lowrank.logistic import dense_refit_is_cheaper
 from paperlib.papers.pulse import theory as T
 from paperlib.papers.pulse.pools import PoolBuildError, build_pool, make_pool, split_models
 from paperlib.policies import make_policy
@@ -56,7 +57,8 @@ def test_lambda_does_not_read_the_scores_it_weights():
     assert lams[0] == lams[1]
 
 
-def test_refit_warm_start_and_sparse_equals_dense():
+@pytest.mark.parametrize("path", ["gather", "dense", "auto"])
+def test_refit_warm_start_and_sparse_equals_dense(path):
     rng = torch.Generator().manual_seed(0)
     V = torch.randn(30, 3, generator=rng)
     mask = torch.rand(2, 6, 30, generator=rng) < 0.4
@@ -69,7 +71,7 @@ def test_refit_warm_start_and_sparse_equals_dense():
     rows, cols = idx[:, 0].expand(2, -1), idx[:, 1].expand(2, -1)
     v = vals[torch.arange(2)[:, None], rows, cols]
     dense = refit_rows(U0, V, vals * mask, mask, 0.01, 0.05, 25)
-    sparse = refit_rows_sparse(U0, V, rows, cols, v, 0.01, 0.05, 25)
+    sparse = refit_rows_sparse(U0, V, rows, cols, v, 0.01, 0.05, 25, path=path)
     torch.testing.assert_close(dense, sparse, rtol=1e-5, atol=1e-6)
 
 
@@ -206,17 +208,35 @@ def test_unobserved_sampler_is_uniform_without_replacement():
     assert (np.sort(c, axis=1) == [48, 49]).all()
 
 
-def test_refit_repetitions_are_independent():
+@pytest.mark.parametrize("path", ["gather", "dense"])
+def test_refit_repetitions_are_independent(path):
     # chunking over repetitions relies on it: refitting R repetitions at once equals refitting slices
     g = torch.Generator().manual_seed(0)
     R, n, m, r, c = 5, 7, 30, 3, 40
     U, V = torch.randn(R, n, r, generator=g), torch.randn(m, r, generator=g)
     rows, cols = torch.randint(n, (R, c), generator=g), torch.randint(m, (R, c), generator=g)
     vals = (torch.rand(R, c, generator=g) < 0.5).float()
-    whole = refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 10)
-    parts = torch.cat([refit_rows_sparse(U[i:i + 2], V, rows[i:i + 2], cols[i:i + 2], vals[i:i + 2], 0.01, 0.05, 10)
-                       for i in range(0, R, 2)])
+    whole = refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 10, path=path)
+    parts = torch.cat([refit_rows_sparse(U[i:i + 2], V, rows[i:i + 2], cols[i:i + 2], vals[i:i + 2], 0.01, 0.05, 10,
+                                         path=path) for i in range(0, R, 2)])
     torch.testing.assert_close(whole, parts, rtol=1e-5, atol=1e-6)
+
+
+def test_refit_paths_agree_with_repeated_pairs_and_the_cost_model_picks_by_observed_fraction():
+    # duplicates (randint draws) must count once per occurrence on both paths, as in the gather path's index_add
+    g = torch.Generator().manual_seed(1)
+    R, n, m, r, c = 3, 5, 8, 2, 60
+    U, V = torch.randn(R, n, r, generator=g), torch.randn(m, r, generator=g)
+    rows, cols = torch.randint(n, (R, c), generator=g), torch.randint(m, (R, c), generator=g)
+    vals = torch.rand(R, c, generator=g)
+    torch.testing.assert_close(refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 5, path="gather"),
+                               refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 5, path="dense"),
+                               rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="path"):
+        refit_rows_sparse(U, V, rows, cols, vals, 0.01, 0.05, 5, path="fast")
+    # rank 100: dense from about 0.75% observed; rank 8: from about 6% (the measured cost model's crossings)
+    assert not dense_refit_is_cheaper(1000, 12032, 100, 60_000) and dense_refit_is_cheaper(1000, 12032, 100, 120_000)
+    assert not dense_refit_is_cheaper(1000, 12032, 8, 600_000) and dense_refit_is_cheaper(1000, 12032, 8, 800_000)
 
 
 def test_precision_weighted_pulse_is_exact_once_a_model_is_fully_observed_and_weights_late_steps_more():
