@@ -489,6 +489,32 @@ def test_race_auto_goal_claim():
     assert auto_goal_claim(cb(three)).verdict == "fails"  # 2 points behind everywhere: 0/3 wins
 
 
+def test_race_split_claims():
+    """The test-half race: the auto goal gets its own id; PULSE-family points where it could not run (NaN, below its
+    warm-up) are left out of the Fisher comparison rather than counted."""
+    import numpy as np
+    import pandas as pd
+
+    from paperlib.papers.race.claims import auto_goal_claim, pulse_family_vs_auto_claim
+
+    cb = pd.DataFrame([dict(dataset="d (test half)", method=m, level=0.95, cb=v)
+                       for m, v in {"sysrs": 0.05, "pulse": 0.04}.items()])
+    c = auto_goal_claim(cb, split=True)
+    assert c.claim == "race-auto-goal-split" and "test halves" in c.evidence and c.verdict == "holds"
+
+    def acc(pulse, sysrs, reps=200):
+        rows = [dict(dataset="d (test half)", frac=f, method=m, accuracy=a, reps=reps)
+                for m, accs in {"pulse": pulse, "sysrs": sysrs}.items() for f, a in zip([0.01, 0.02, 0.03], accs, strict=True)]
+        return pd.DataFrame(rows)
+
+    c = pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.95], [0.2, 0.6, 0.7]))
+    assert c.verdict == "holds" and "higher at 2, lower at 0 of 2 points" in c.measured
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.3, 0.4], [0.2, 0.6, 0.7])).verdict == "fails"
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.61, 0.7], [0.2, 0.6, 0.7])).verdict == "inconclusive"
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.4], [0.2, 0.6, 0.7])).verdict == "partly"
+    assert pulse_family_vs_auto_claim(acc([np.nan] * 3, [0.2, 0.6, 0.7])).verdict == "untestable"
+
+
 def test_precision_weighting_claim_verdicts():
     from paperlib.papers.pulse.claims import precision_weighting_claim
 

@@ -1,6 +1,8 @@
 """The race's experiment helpers: per-matrix jobs reproduce the whole race, declared reductions apply."""
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from paperlib.papers.config import smoke_config
 from paperlib.papers.race import experiments as E
@@ -11,8 +13,11 @@ def test_one_matrix_job_equals_its_part_of_the_whole_race():
            "reps": 4, "budget_fracs": [0.05, 0.1]}
     whole = E.accuracy_table(cfg)
     alone = E.dataset_accuracy(cfg, "synth_easy")
-    part = whole[whole.dataset == "synth_easy"].reset_index(drop=True)
+    part = whole[whole.dataset == "synth_easy"][alone.columns].reset_index(drop=True)
     pd.testing.assert_frame_equal(part.drop(columns="wall_s"), alone.drop(columns="wall_s"))
+    halves = E.split_accuracy(cfg, "synth_easy")  # the smoke profile's split block: the test-half jobs too
+    part = whole[whole.dataset == "synth_easy" + E.SPLIT][halves.columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(part.drop(columns="wall_s"), halves.drop(columns="wall_s"), check_dtype=False)
 
 
 def test_declared_reductions_and_lrf_params():
@@ -22,3 +27,34 @@ def test_declared_reductions_and_lrf_params():
     assert E.method_params("lrf", cfg) == {"batch_size": 32}  # LRF refits only when asked for an estimate
     assert E.method_params("sysrs", cfg) == {}
     assert E.method_params("ucbe:batch_mode=pending", cfg) == {"batch_size": 32}
+    assert E.method_params("pulse", cfg) == {"batch_size": 32}  # the race's batch for the PULSE backbone too
+
+
+def test_split_race_runs_the_pulse_family_on_the_test_half_from_its_warm_up():
+    cfg = {**smoke_config("race"), "reps": 4, "budget_fracs": [0.05, 0.1, 0.2, 0.3],
+           "split": {"methods": ["pulse", "sysrs"], "fit": {"rank": 2, "lam": 0.01, "lr": 0.05, "steps": 20}}}
+    acc = E.split_accuracy(cfg, "synth_tiny")
+    inst = E.split_instance(cfg, "synth_tiny")
+    n, m = inst.test.shape
+    assert (acc.dataset == "synth_tiny" + E.SPLIT).all() and (acc.n == n).all() and (acc.m == m).all()
+    assert n + inst.train.shape[0] == 10  # synth_tiny's 10 models, split into disjoint halves
+    for meth, g in acc.groupby("method"):
+        assert list(g.budget) == [round(f * n * m) for f in cfg["budget_fracs"]]  # the whole grid, in order
+        runnable = g.budget >= n * cfg["batch_size"]  # PULSE's warm-up: every test model on one batch
+        if meth == "pulse":
+            assert g.accuracy[~runnable].isna().all() and g.accuracy[runnable].notna().all() and runnable.any()
+        else:
+            assert g.accuracy.notna().all()
+    # the CB of a method that could not run at small budgets is read from where it ran
+    cb = E.confidence_budgets(acc, [0.0], cfg["budget_fracs"])
+    first = acc[(acc.method == "pulse") & acc.accuracy.notna()].frac.min()
+    assert np.isclose(cb[cb.method == "pulse"].cb.iloc[0], round(first, 2))
+
+
+def test_split_datasets_default_to_the_race_and_must_belong_to_it():
+    cfg = {"datasets": ["synth_tiny", "synth_easy"], "split": {"methods": ["pulse"], "fit": {}}}
+    assert E.split_datasets(cfg) == ["synth_tiny", "synth_easy"]
+    assert E.split_datasets({**cfg, "split": {**cfg["split"], "datasets": ["synth_easy"]}}) == ["synth_easy"]
+    assert E.split_datasets({"datasets": ["synth_tiny"]}) == []
+    with pytest.raises(ValueError, match="not in the race"):
+        E.split_datasets({**cfg, "split": {**cfg["split"], "datasets": ["sysrs_math"]}})

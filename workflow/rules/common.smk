@@ -12,6 +12,7 @@ from paperlib.papers.completeness import absent_datasets, output_tag, report
 from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_pools
 from paperlib.papers.pulse.experiments import cv_pools, pool_names
+from paperlib.papers.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
 
@@ -55,6 +56,7 @@ PAPERMILL = "papermill --no-progress-bar -k python3"
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
 RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
+RACE_SPLIT_DATASETS = split_datasets(config["race"])
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))

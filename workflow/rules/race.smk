@@ -23,27 +23,53 @@ rule race_dataset:
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
 
 
+rule race_split_dataset:
+    """One matrix's seeded test half: the PULSE family (V fitted on the train half) and the comparison methods."""
+    input:
+        nb="notebooks/race_dataset.ipynb",
+    output:
+        nb=f"{RES}/notebooks/race_split_dataset_{{dataset}}.ipynb",
+        acc=f"{RES}/race/split/{{dataset}}.csv",
+        fig=f"{FIG}/race/split/{{dataset}}.png",
+    log:
+        nb=f"{LOG}/race_split_dataset_{{dataset}}.log",
+        progress=f"{LOG}/race_split_dataset_{{dataset}}.progress.log",
+    threads: THREADS
+    params:
+        nb=notebook_params("race"),
+    resources:
+        **res("race_split_dataset"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} -p split True "
+        "-p out_acc {output.acc:q} -p out_fig {output.fig:q} -p threads {threads} "
+        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+
+
 rule race:
     """CB_T per method and matrix from the per-matrix tables, the race figure, the SySRs and auto claims."""
     input:
         nb="notebooks/race.ipynb",
         accs=expand(rules.race_dataset.output.acc, dataset=RACE_DATASETS),
+        split_accs=expand(rules.race_split_dataset.output.acc, dataset=RACE_SPLIT_DATASETS),
     output:
         nb=f"{RES}/notebooks/race.ipynb",
         acc=f"{FIG}/race_accuracy.csv",
         cb=f"{FIG}/race_cb.csv",
         fig=f"{FIG}/race.png",
         claims=f"{RES}/claims/race.csv",
+        **({"split_fig": f"{FIG}/race_split.png"} if RACE_SPLIT_DATASETS else {}),
     log:
         nb=f"{LOG}/race.log",
         progress=f"{LOG}/race.progress.log",
     threads: THREADS
     params:
         nb=notebook_params("race"),
-        accs=lambda wc, input: ",".join(input.accs),
+        accs=lambda wc, input: ",".join(input.accs + input.split_accs),
+        split_fig=lambda wc, output: output.get("split_fig", ""),
     resources:
         **res("race"),
     shell:
         "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_accs {params.accs:q} -p out_acc {output.acc:q} "
-        "-p out_cb {output.cb:q} -p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
+        "-p out_cb {output.cb:q} -p out_fig {output.fig:q} -p out_split_fig {params.split_fig:q} "
+        "-p out_claims {output.claims:q} -p threads {threads} "
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"

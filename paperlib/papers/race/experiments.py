@@ -6,10 +6,14 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
 from ...simulate import budgets_from_fracs, simulate
 from ...stats import clopper_pearson
+from ..pulse.pools import PoolInstance, make_pool
+
+SPLIT = " (test half)"  #: suffix of a matrix's key in the tables when only its seeded test half of the models ran
 
 
 def method_params(method: str, cfg: dict) -> dict:
@@ -17,7 +21,7 @@ def method_params(method: str, cfg: dict) -> dict:
     ``lrf_params`` for the LRF family (e.g. a declared ``refit_growth``); ``method`` is a method id
     (``ucbe:batch_mode=pending``)."""
     family = METHODS[parse(method)[0]].family
-    params = {"batch_size": int(cfg["batch_size"])} if family in ("ucbe", "lrf") else {}
+    params = {"batch_size": int(cfg["batch_size"])} if family in ("ucbe", "lrf", "backbone") else {}
     if family == "lrf" and parse(method)[0] != "lrf":
         params.update(cfg.get("lrf_params", {}))
     return params
@@ -28,32 +32,97 @@ def method_reps(method: str, cfg: dict) -> int:
     return int(cfg.get("reps_by_method", {}).get(method, cfg["reps"]))
 
 
+def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budgets: list[int], res) -> pd.DataFrame:
+    """One row per budget of the grid; budgets below the method's first feasible one (PULSE's warm-up) have NaN
+    accuracy, which every confidence budget counts as below T."""
+    n, m = shape
+    acc = np.full(len(budgets), np.nan)
+    lo, hi = acc.copy(), acc.copy()
+    at = np.searchsorted(budgets, res.budgets)
+    acc[at] = res.precision()
+    k = np.rint(acc[at] * res.reps).astype(int)
+    ci = np.array([clopper_pearson(int(x), res.reps) for x in k])
+    lo[at], hi[at] = ci[:, 0], ci[:, 1]
+    return pd.DataFrame({
+        "dataset": key, "kind": kind, "n": n, "m": m, "method": meth, "budget": budgets,
+        "frac": np.asarray(budgets) / (n * m), "accuracy": acc, "ci_low": lo, "ci_high": hi,
+        "reps": res.reps, "wall_s": res.wall_s,
+    })
+
+
 def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False) -> pd.DataFrame:
     """One row per (method, budget) on dataset ``name``: accuracy (the pick is in the true best set) with its
     exact 95% CI. Seeds depend on the dataset's position in ``cfg["datasets"]``, so one dataset's job gives
     the same table alone or within the whole race."""
     d_i = list(cfg["datasets"]).index(name)
     mat = datasets.load(name)
-    n, m = mat.shape
-    budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
+    budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
     rows = []
     for i, meth in enumerate(cfg["methods"]):
         res = simulate(meth, mat, budgets, reps=method_reps(meth, cfg), seed=int(cfg["seed"]) + 1000 * d_i + i,
                        device=device, progress=progress, **method_params(meth, cfg))
-        acc = res.precision()
-        k = np.rint(acc * res.reps).astype(int)
-        ci = np.array([clopper_pearson(int(x), res.reps) for x in k])
-        rows.append(pd.DataFrame({
-            "dataset": name, "kind": mat.kind, "n": n, "m": m, "method": meth, "budget": res.budgets,
-            "frac": res.budgets / (n * m), "accuracy": acc, "ci_low": ci[:, 0], "ci_high": ci[:, 1],
-            "reps": res.reps, "wall_s": res.wall_s,
-        }))
+        rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res))
     return pd.concat(rows, ignore_index=True)
 
 
+def split_datasets(cfg: dict) -> list[str]:
+    """The available matrices of the test-half race: ``split.datasets`` (default: all of ``datasets``)."""
+    if "split" not in cfg:
+        return []
+    names = cfg["split"].get("datasets", cfg["datasets"])
+    unknown = sorted(set(names) - set(cfg["datasets"]))
+    if unknown:
+        raise ValueError(f"race split datasets {unknown} are not in the race's datasets")
+    return [d for d in names if datasets.available(d)]
+
+
+def split_instance(cfg: dict, name: str) -> PoolInstance:
+    """Matrix ``name`` with its models split into seeded train and test halves (:func:`make_pool` with no target
+    gap, the split of the PULSE reproduction's full-test-half pools)."""
+    mat = datasets.load(name)
+    return make_pool(mat.scores, name, mat.kind, None, None, seed=int(cfg["seed"]))
+
+
+def split_accuracy(cfg: dict, name: str, device=None, progress: bool = False) -> pd.DataFrame:
+    """The race on the seeded test half of matrix ``name``'s models (``cfg["split"]["methods"]``): the PULSE family
+    with example factors V fitted on the train half (PULSE Step 1 with ``cfg["split"]["fit"]``), and any matrix
+    method on the same test half for comparison. Keys are ``name + SPLIT``; the budget grid is fractions of the test
+    half. A PULSE-family method cannot run below its warm-up (every test model on ``batch_size`` examples): NaN
+    there."""
+    sp = cfg["split"]
+    d_i = list(cfg["datasets"]).index(name)
+    inst = split_instance(cfg, name)
+    f = sp["fit"]
+    _, V = fit_factors(inst.train, cfg=FitConfig(int(f["rank"]), float(f["lam"]), float(f["lr"]), int(f["steps"])),
+                       seed=int(cfg["seed"]), device=device)
+    test = inst.test
+    n, m = test.shape
+    budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
+    rows = []
+    for i, meth in enumerate(sp["methods"]):
+        spec = METHODS[parse(meth)[0]]
+        params = method_params(meth, cfg)
+        feasible = budgets
+        if spec.family == "backbone":
+            feasible = [b for b in budgets if b >= n * int(cfg["batch_size"])]
+            if spec.needs_factors:
+                params["v"] = V.cpu().numpy()
+        if not feasible:
+            continue
+        reps = int(sp.get("reps_by_method", {}).get(meth, cfg["reps"]))
+        res = simulate(meth, test, feasible, reps=reps, seed=int(cfg["seed"]) + 1000 * d_i + 500 + i, device=device,
+                       progress=progress, **params)
+        rows.append(_accuracy_rows(name + SPLIT, test.kind, test.shape, meth, budgets, res))
+    out = pd.concat(rows, ignore_index=True)
+    return out.assign(split_seed=inst.seed, fit_rank=int(f["rank"]))
+
+
 def accuracy_table(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
-    """:func:`dataset_accuracy` on every available dataset of the race, concatenated."""
-    tables = [dataset_accuracy(cfg, name, device, progress) for name in cfg["datasets"] if datasets.available(name)]
+    """:func:`dataset_accuracy` (and :func:`split_accuracy` when the config has a ``split`` block) on every available
+    dataset of the race, concatenated."""
+    have = [name for name in cfg["datasets"] if datasets.available(name)]
+    tables = [dataset_accuracy(cfg, name, device, progress) for name in have]
+    tables += [split_accuracy(cfg, name, device, progress) for name in split_datasets(cfg)]
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
 
 
