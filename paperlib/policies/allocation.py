@@ -104,8 +104,9 @@ def warmup_rounds(rule, K: int, B: int, delta: float) -> int:
 
 def variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float) -> torch.Tensor:
     """Vbar of Eq. (6): var / (1 - sqrt(4 L / n)); +inf where the bound is vacuous (n <= 4L)."""
+    informative = n > 4.0 * L  # decided by comparison: on CUDA 4L / n can round below 1 at n = 4L
     shrink = 1.0 - torch.sqrt(4.0 * L / n.clamp(min=1))
-    return torch.where(shrink > 0, var / shrink.clamp(min=1e-300), torch.full_like(var, torch.inf))
+    return torch.where(informative & (shrink > 0), var / shrink.clamp(min=1e-300), torch.full_like(var, torch.inf))
 
 
 def robin_sequence(variances, B: int, reps: int, gen: torch.Generator, device) -> torch.Tensor:
