@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -149,6 +150,12 @@ def test_auto_is_the_documented_choice():
     a = simulate("auto", mat, [300], reps=10, seed=4, device="cpu", progress=False)
     b = simulate("sysrs", mat, [300], reps=10, seed=4, device="cpu", progress=False)
     assert (a.best == b.best).all()
+    # with a train matrix (its example factors v) the recommendation is the same method: the split race found no
+    # PULSE-family method better; v must still fit the matrix
+    c = simulate("auto", mat, [300], reps=10, seed=4, device="cpu", progress=False, v=np.ones((100, 3)))
+    assert (c.best == b.best).all()
+    with pytest.raises(ValueError, match="shape"):
+        make_policy("auto", 10, 100, 300, v=np.ones((99, 3)))
 
 
 def test_halving_rounds_and_schedule_by_hand():

@@ -99,37 +99,64 @@ def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int,
     """:func:`refit_rows` on the list of observed entries: ``rows, cols, vals`` are (R, c).
 
     Same objective and updates as the dense version. Two ways to compute the gradient, chosen by
-    :func:`dense_refit_is_cheaper`: gathering the c observed (u_i, v_j) pairs (memory-bound, ~10 ns per
-    repetition, observation and rank unit on 2 CPU cores), or the dense products U V^T and D V through BLAS with
-    the residuals D scattered into an (n, m) grid per repetition (~(4.5 + 0.03 r) ns per repetition and cell),
-    whichever is cheaper for the observed fraction c / (n m). Both are exact; they differ by float rounding.
-    ``path`` forces one: ``"gather"`` or ``"dense"`` (default ``"auto"``). Repeated (row, column) pairs count
-    once per occurrence on both paths.
+    :func:`dense_refit_is_cheaper`: sparse products over the c observed pairs (the repetitions' observations as
+    one CSR matrix of R n rows: the logits u_i . v_j by a sampled dense-dense product, the gradient D V by a
+    sparse-dense one; ~20-40 ns per repetition and observation on 2 CPU cores), or the dense products U V^T and
+    D V through BLAS with the residuals D scattered into an (n, m) grid per repetition (~(1.3 + 0.019 r) ns per
+    repetition and cell), whichever is cheaper for the observed fraction c / (n m). Both
+    are exact; they differ by float rounding. ``path`` forces one: ``"sparse"`` or ``"dense"`` (default
+    ``"auto"``). Repeated (row, column) pairs count once per occurrence on both paths.
     """
-    if path not in ("auto", "gather", "dense"):
-        raise ValueError(f"path must be 'auto', 'gather' or 'dense', got {path!r}")
+    if path not in ("auto", "sparse", "dense"):
+        raise ValueError(f"path must be 'auto', 'sparse' or 'dense', got {path!r}")
     R, n, r = U.shape
     c = rows.shape[1]
     if path == "dense" or (path == "auto" and dense_refit_is_cheaper(n, V.shape[0], r, c)):
         return _refit_rows_flat(U, V, rows.long() * V.shape[0] + cols.long(), vals, lam, lr, steps)
-    chunk = max(1, (1 << 27) // max(1, c * r))  # repetitions are independent: bound the (chunk, c, r) gathers
-    if R > chunk:
-        return torch.cat([refit_rows_sparse(U[i : i + chunk], V, rows[i : i + chunk], cols[i : i + chunk],
-                                            vals[i : i + chunk], lam, lr, steps, "gather") for i in range(0, R, chunk)])
-    m = V.shape[0]
-    rows, cols = rows.long(), cols.long()
-    Vc = V[cols]
-    flat = (torch.arange(R, device=U.device)[:, None] * n + rows).reshape(-1)
+    return _refit_rows_csr(U, V, rows, cols, vals, lam, lr, steps)
+
+
+def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int):
+    """The sparse path of :func:`refit_rows_sparse`: the distinct observed pairs of all repetitions as one
+    canonical (R n, m) CSR pattern, built once (a repeated pair is one entry weighted by its count, with its
+    scores summed); each Adam step is one ``torch.sparse.sampled_addmm`` for the logits and one CSR x dense
+    product for the gradient, so no (R, c, r) gather is materialised (that gather path cost ~4x more per step)."""
+    import warnings
+
+    R, n, r = U.shape
+    m, c = V.shape[0], rows.shape[1]
+    dev = U.device
+    key = ((torch.arange(R, device=dev)[:, None] * n + rows.long()) * m + cols.long()).reshape(-1)
+    pairs, inverse, counts = torch.unique(key, sorted=True, return_inverse=True, return_counts=True)
+    crow = torch.zeros(R * n + 1, dtype=torch.long, device=dev)
+    crow[1:] = torch.bincount(pairs // m, minlength=R * n).cumsum(0)
+    col = pairs % m
+    y = torch.zeros(pairs.shape[0], dtype=U.dtype, device=dev).index_add_(0, inverse, vals.reshape(-1).to(U.dtype))
+    w = counts.to(U.dtype)
     pen = lam / (n + m)
-    U = U.clone()
-    state = [(torch.zeros_like(U), torch.zeros_like(U))]
-    for t in range(1, steps + 1):
-        Uc = U.reshape(R * n, r)[flat].reshape(R, c, r)
-        res = (torch.sigmoid((Uc * Vc).sum(-1)) - vals) / c
-        g = torch.zeros(R * n, r, device=U.device, dtype=U.dtype)
-        g.index_add_(0, flat, (res[..., None] * Vc).reshape(-1, r))
-        _adam([U], [g.reshape(R, n, r) + pen * U], state, lr, t)
-    return U
+    u = U.reshape(R * n, r).clone()
+    state = [(torch.zeros_like(u), torch.zeros_like(u))]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")  # CSR support is labelled beta by torch
+        pattern = torch.sparse_csr_tensor(crow, col, torch.ones_like(y), size=(R * n, m))
+        for t in range(1, steps + 1):
+            logits = torch.sparse.sampled_addmm(pattern, u, V.T, beta=0.0).values()
+            res = (w * torch.sigmoid(logits) - y) / c
+            g = torch.sparse_csr_tensor(crow, col, res, size=(R * n, m)) @ V
+            _adam([u], [g + pen * u], state, lr, t)
+    return u.reshape(R, n, r)
+
+
+def dense_refit_is_cheaper(n: int, m: int, rank: int, c: int) -> bool:
+    """Whether :func:`refit_rows_sparse` should take the dense-product path for ``c`` observations per repetition.
+
+    The cost model is measured (``benchmarks/bench_refit.py``, 2 CPU cores, float32, n x m = 1,000 x 12,032, ranks
+    8 and 100): the sparse path costs about 20-40 ns per repetition, observation and step, nearly independent of the
+    rank up to 100 (random reads of the u_i and v_j rows dominate); the dense path about (1.3 + 0.019 rank) ns per
+    cell plus ~14 ns per observation (the residual scatter). The dense path wins from an observed fraction
+    c / (n m) of about (1.3 + 0.019 rank) / 22: ~7% at rank 8, ~15% at rank 100.
+    """
+    return 22.0 * c > (1.3 + 0.019 * rank) * n * m
 
 
 def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0, device=None) -> tuple[FitConfig, list[dict]]:
@@ -157,16 +184,6 @@ def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0,
     ok = [r for r in rows if r["cv_loss"] <= best["cv_loss"] + best["cv_se"]]
     pick = min(ok, key=lambda r: (r["rank"], -r["lam"], r["steps"]))
     return FitConfig(pick["rank"], pick["lam"], pick["lr"], pick["steps"]), rows
-
-
-def dense_refit_is_cheaper(n: int, m: int, rank: int, c: int) -> bool:
-    """Whether :func:`refit_rows_sparse` should take the dense-product path for ``c`` observations per repetition.
-
-    The cost model is measured (``benchmarks/bench_refit.py``, 2 CPU cores, float32): gathering costs about
-    10 ns x c x rank per repetition and step, the dense path about (4.5 + 0.03 rank) ns x n x m. At rank 100 the
-    dense path wins from an observed fraction c / (n m) of about 0.75%, at rank 8 from about 6%.
-    """
-    return 10.0 * c * rank > (4.5 + 0.03 * rank) * n * m
 
 
 def _refit_rows_flat(U, V, flat, vals, lam: float, lr: float, steps: int):

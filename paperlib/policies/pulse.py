@@ -291,17 +291,11 @@ class PULSE(Policy):
         self.U = refit_rows_sparse(self.U, self.V, self.obs_rows[:, :c], self.obs_cols[:, :c], self.obs_vals[:, :c],
                                    self.lam, lr, steps)
         if self.estimator == "pooled":
-            total = torch.empty(self.reps, self.n, dtype=torch.float64, device=self.device)
+            self.unobs_pred = torch.empty(self.reps, self.n, dtype=torch.float64, device=self.device)
             chunk = max(1, (1 << 26) // (self.n * self.m))  # bounds the (chunk, n, m) prediction block
             for i in range(0, self.reps, chunk):
-                total[i : i + chunk] = torch.sigmoid_(self.U[i : i + chunk] @ self.V.T).sum(2).double()
-            R, r = self.reps, self.U.shape[2]
-            rows, cols = self.obs_rows[:, :c].long(), self.obs_cols[:, :c].long()
-            flat = (self._rep_index[:, None] * self.n + rows).reshape(-1)
-            p_obs = torch.sigmoid((self.U.reshape(R * self.n, r)[flat].reshape(R, c, r) * self.V[cols]).sum(-1))
-            seen = torch.zeros(R * self.n, dtype=torch.float64, device=self.device)
-            seen.index_add_(0, flat, p_obs.reshape(-1).double())
-            self.unobs_pred = total - seen.reshape(R, self.n)
+                pred = torch.sigmoid_(self.U[i : i + chunk] @ self.V.T)
+                self.unobs_pred[i : i + chunk] = pred.masked_fill_(self.mask[i : i + chunk], 0.0).sum(2).double()
 
     def estimate(self):
         if self.estimator == "obs":
