@@ -2,7 +2,8 @@
 same law of results. Random streams differ between devices (``torch.Generator`` per device type), so the law is
 compared by Fisher's exact test on P(best found) against the CPU run of the same method and seed.
 
-Skipped where no CUDA device is present (CI); run on a GPU machine with ``pytest -m cuda tests``.
+Skipped where no CUDA device is present (CI); on a GPU machine: ``OMP_NUM_THREADS=2 pytest -m cuda -n 8 tests``
+(``benchmarks/gpu_session.sh tests`` does that and the rest of the suite with CUDA as the default device).
 """
 
 import numpy as np
