@@ -120,7 +120,8 @@ def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int):
     """The sparse path of :func:`refit_rows_sparse`: the distinct observed pairs of all repetitions as one
     canonical (R n, m) CSR pattern, built once (a repeated pair is one entry weighted by its count, with its
     scores summed); each Adam step is one ``torch.sparse.sampled_addmm`` for the logits and one CSR x dense
-    product for the gradient, so no (R, c, r) gather is materialised (that gather path cost ~4x more per step)."""
+    product for the gradient, so no (R, c, r) gather is materialised (the gather path it replaces cost 1.7-28x more
+    per step, ``benchmarks/bench_refit.py``). Memory: a few int64 entries per observation (the sort of the keys)."""
     import warnings
 
     R, n, r = U.shape
