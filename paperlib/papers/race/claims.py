@@ -9,6 +9,7 @@ import pandas as pd
 from scipy.stats import fisher_exact
 
 from ...ledger import Claim
+from ...policies import METHODS
 
 PAPER = "paperlib (race)"
 
@@ -142,7 +143,7 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
                  f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}", verdict)
 
 
-PULSE_FAMILY = ("pulse", "pulse-pw", "pulse-sync", "naive-pooling")
+PULSE_FAMILY = tuple(name for name, spec in METHODS.items() if spec.needs_factors)  #: the methods given V
 
 
 def pulse_family_vs_auto_claim(acc: pd.DataFrame) -> Claim:
@@ -155,8 +156,7 @@ def pulse_family_vs_auto_claim(acc: pd.DataFrame) -> Claim:
     cid = "race-split-pulse-vs-auto"
     text = (f"With the train half of the models as the train matrix, a PULSE-family method finds the best test model "
             f"more often than auto ({ref}) on the real test halves.")
-    ok = acc.dropna(subset=["accuracy"])
-    results = {p: fisher_points(ok, p, ref) for p in members}
+    results = {p: fisher_points(acc, p, ref) for p in members}
     results = {p: r for p, r in results.items() if r is not None}
     if not results:
         return Claim(PAPER, cid, text, "[real] not run in this profile", "no interval: not run", "untestable")
