@@ -48,7 +48,7 @@ def batched(scores: np.ndarray, budget: int, b: int, reps: int, seed: int, devic
     from paperlib.policies.ucbe import UCBE
 
     pol = UCBE(*scores.shape, budget, reps=reps, seed=seed, device=device, batch_size=b)
-    s = torch.tensor(scores, device=pol.device)  # a contiguous copy, as simulate() makes
+    s = torch.tensor(np.ascontiguousarray(scores), device=pol.device)  # a C-ordered copy, as simulate() makes
     while not pol.done:
         req = pol.ask()
         pol.tell(req, req.take(s))

@@ -9,8 +9,6 @@ Curves: :func:`first_crossing`, the interpolated budget at which a curve first r
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
 
 
 def hardness_h1(means) -> float:
@@ -39,6 +37,9 @@ def mcnemar_set(scores, alpha: float, threshold: float = 0.5) -> np.ndarray:
     are binarised as ``score > threshold`` (for AlpacaEval: the model's answer is preferred);
     the paper does not say how it applied McNemar's test to continuous scores.
     """
+    # imported here, as scipy.stats in human_correlations: they cost ~1 s of start-up to every CLI command
+    from statsmodels.stats.contingency_tables import mcnemar
+
     s = np.asarray(scores, dtype=np.float64)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
@@ -191,6 +192,8 @@ def human_correlations(estimates: np.ndarray, human: np.ndarray) -> dict[str, np
     ``estimates`` has items on the last axis; items whose human rating is NaN are left out.
     Returns arrays of the leading shape of ``estimates``.
     """
+    from scipy import stats
+
     est = np.asarray(estimates, dtype=float)
     human = np.asarray(human, dtype=float)
     keep = ~np.isnan(human)

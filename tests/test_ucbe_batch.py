@@ -158,3 +158,40 @@ def test_ties_are_broken_uniformly():
 def test_batch_mode_is_checked():
     with pytest.raises(ValueError, match="batch_mode"):
         UCBE(4, 4, 8, batch_mode="rows")
+
+
+def test_row_batch_spill_takes_the_next_methods_in_bound_order_with_uniform_ties():
+    """a = 0, so bounds are the means. Row 0 (top, 1 example left) spills 7 slots over rows 1-3, tied at 0.5 with
+    2, 6 and 6 examples left: the second method is uniform over {1, 2, 3}; a second with too little room (row 1, or
+    row 2 with 6 < 7) is followed by a third, uniform over the two tied rows left; each method takes its next
+    examples in its ordering, as many as its room and the batch allow."""
+    R, n, m, k = 6000, 5, 10, 8
+    pol = UCBE(n, m, n * m, reps=R, seed=11, device="cpu", a=0.0, batch_size=k)
+    counts = torch.tensor([9, 8, 4, 4, 5], dtype=torch.float64).expand(R, n).clone()
+    means = torch.tensor([0.9, 0.5, 0.5, 0.5, 0.1], dtype=torch.float64)
+    pol.state.counts, pol.state.sums = counts, counts * means
+    pol.refresh()
+    rows, cols = pol._select(k)
+    assert (rows[:, 0] == 0).all() and (cols[:, 0] == pol.order(torch.arange(R), torch.zeros(R, dtype=torch.long),
+                                                                torch.full((R,), 9))).all()
+    second = rows[:, 1]
+    assert chisquare(np.bincount(second.numpy(), minlength=4)[1:]).pvalue > 1e-3
+    room = {1: 2, 2: 6, 3: 6}
+    pairs = []
+    for r in range(0, R, 7):  # a sample, checked pair by pair
+        seq = rows[r].tolist()
+        runs = [seq[0]] + [b for a_, b in zip(seq, seq[1:], strict=False) if b != a_]
+        assert len(runs) == len(set(runs)) and runs[0] == 0 and set(runs[1:]) <= {1, 2, 3}
+        need = k - 1
+        for i in runs[1:]:
+            got = cols[r][rows[r] == i]
+            c = int(counts[r, i])
+            assert got.tolist() == pol.order(torch.tensor(r), torch.tensor(i), torch.arange(c, c + len(got))).tolist()
+            assert len(got) == min(room[i], need)
+            need -= len(got)
+        assert need == 0
+    for r in range(R):
+        seq = rows[r].tolist()
+        if seq[1] == 1:  # room 2 < 7: a third method is needed, uniform over the two left
+            pairs.append(seq[3])
+    assert chisquare(np.bincount(pairs, minlength=4)[2:]).pvalue > 1e-3

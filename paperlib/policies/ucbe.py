@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState, order_with_random_ties
+from .base import Policy, RowMeanState, random_argmax
 from .lazyperm import KeyedPermutations
 
 
@@ -21,27 +21,43 @@ def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> tor
     tied = (eq.sum(1) + above > k).nonzero().squeeze(1)
     if not tied.numel():
         return top.indices
-    sub, sub_eq = values[tied] > thr[tied], eq[tied]
-    score = sub.to(torch.float32).mul_(2.0).sub_(1.0)
-    where = sub_eq.nonzero(as_tuple=True)
-    score[where] = torch.rand(where[0].numel(), generator=gen, device=values.device)
-    out = top.indices.clone()
-    out[tied] = score.topk(k, dim=1, sorted=False).indices
-    return out
+    sub, sub_thr = values.index_select(0, tied), thr.index_select(0, tied)
+    score = (sub > sub_thr).to(torch.float32).mul_(2.0).sub_(1.0)
+    where = (sub == sub_thr).view(-1).nonzero().squeeze(1)
+    score.view(-1).index_copy_(0, where, torch.rand(where.numel(), generator=gen, device=values.device))
+    return top.indices.index_copy(0, tied, score.topk(k, dim=1, sorted=False).indices)
 
 
-def fill_in_bound_order(values: torch.Tensor, room: torch.Tensor, k: int, gen: torch.Generator):
-    """k slots per row of ``values`` (R, n) filled row by row in decreasing value (ties at random).
+def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
+                         gen: torch.Generator):
+    """Rows and example positions, both (S, k), of a row-mode batch whose top method has fewer than k examples left.
 
-    Row i takes at most ``room[:, i]`` slots. Returns ``(rows, offset)``, both (R, k): the row of each
-    slot and its index among that row's slots. Requires ``room.sum(1) >= k``.
+    ``first`` (S,) is each repetition's top method: it takes all its remaining examples, then the next methods in
+    decreasing bound (ties broken uniformly at random) each take theirs, until k slots are filled (Zhou et al.
+    Sec. 4.3: a batch that outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full
+    methods at -inf; ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
+
+    The next methods come from successive arg-maxes with uniform ties over the methods not yet taken, which is
+    the law of a full order with random ties, without sorting n values per repetition; usually one arg-max
+    suffices (the second method has room for the rest of the batch). Requires ``(m - counts).sum(1) >= k``.
     """
-    order = order_with_random_ties(values, gen)
-    take = room.gather(1, order)
-    end = take.cumsum(dim=1)
-    slot = torch.arange(k, device=values.device).expand(values.shape[0], k).contiguous()
-    which = torch.searchsorted(end, slot, right=True)
-    return order.gather(1, which), slot - (end - take).gather(1, which)
+    slot = torch.arange(k, device=values.device)
+    at = first[:, None]
+    told = counts.gather(1, at).long()
+    rows, pos = at.expand(-1, k).clone(), told + slot
+    filled = m - told
+    values = values.scatter(1, at, -torch.inf)
+    for _ in range(values.shape[1] - 1):
+        if bool((filled >= k).all()):
+            break
+        nxt = random_argmax(values, gen)[:, None]
+        told = counts.gather(1, nxt).long()
+        mine = slot >= filled
+        rows = torch.where(mine, nxt, rows)
+        pos = torch.where(mine, told + slot - filled, pos)
+        filled = filled + (m - told)
+        values.scatter_(1, nxt, -torch.inf)
+    return rows, pos
 
 
 class BlockedMax:
@@ -74,7 +90,11 @@ class BlockedMax:
         per call on small tensors); a block touched twice is written twice with the same values.
         """
         blk = cols // self.block
-        vbase, bbase = (self._value_base, self._block_base) if r is None else (self._value_base[r], self._block_base[r])
+        if r is None:
+            vbase, bbase = self._value_base, self._block_base
+        else:
+            vbase = self._value_base.index_select(0, r.reshape(-1)).view(r.shape)
+            bbase = self._block_base.index_select(0, r.reshape(-1)).view(r.shape)
         self.values.view(-1).index_copy_(0, (vbase + cols).reshape(-1), new.reshape(-1))
         flat = (bbase + blk).reshape(-1)
         vals = self.blocks.view(-1, self.block).index_select(0, flat)
@@ -85,14 +105,16 @@ class BlockedMax:
     def argmax(self, gen: torch.Generator) -> torch.Tensor:
         """Arg-max per row, ties broken uniformly at random (one uniform draw per row)."""
         best = self.bmax.amax(dim=1, keepdim=True)
-        weight = torch.where(self.bmax == best, self.bcount, 0)
+        weight = self.bcount * (self.bmax == best)
         cum = weight.cumsum(dim=1)
-        u = torch.rand(cum.shape[0], generator=gen, device=cum.device, dtype=torch.float64)
-        k = torch.minimum((u * cum[:, -1]).long(), cum[:, -1] - 1)
-        blk = (cum <= k[:, None]).sum(dim=1)
-        k = k - (cum - weight).gather(1, blk[:, None]).squeeze(1)
+        total = cum[:, -1:]
+        u = torch.rand(total.shape, generator=gen, device=cum.device, dtype=torch.float64)
+        k = torch.minimum(u.mul_(total).long(), total - 1)
+        blk = (cum <= k).sum(dim=1, keepdim=True)
+        k -= (cum - weight).gather(1, blk)
+        blk = blk.view(-1)
         tied = (self.blocks.view(-1, self.block).index_select(0, self._block_base + blk) == best).cumsum(dim=1)
-        return blk * self.block + (tied <= k[:, None]).sum(dim=1)
+        return (tied <= k).sum(dim=1).add_(blk, alpha=self.block)
 
 
 class UCBE(Policy):
@@ -200,11 +222,10 @@ class UCBE(Policy):
             return top.expand(-1, k), self.order(r[:, None], top, pos)
         cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
         rows = top.expand(-1, k).clone()
-        counts = self.state.counts.index_select(0, short).long()
-        first = self._now.index_select(0, short).scatter_(1, top.index_select(0, short), torch.inf)
-        sub_rows, offset = fill_in_bound_order(first, self.m - counts, k, self.gen)
-        rows[short] = sub_rows
-        cols[short] = self.order(short[:, None], sub_rows, counts.gather(1, sub_rows) + offset)
+        sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.state.counts.index_select(0, short),
+                                                 top.view(-1).index_select(0, short), k, self.m, self.gen)
+        rows.index_copy_(0, short, sub_rows)
+        cols.index_copy_(0, short, self.order(short[:, None], sub_rows, sub_pos))
         return rows, cols
 
     def _select_pending(self, k):
@@ -227,21 +248,32 @@ class UCBE(Policy):
         return rows, self.order(r[:, None], rows, pos)
 
     def _update(self, rows, cols, scores):
-        """Sums, counts and bounds of the rows just told. The batch's first method is added once per repetition
-        (``BlockedMax.set`` then refreshes one block per repetition, not one per pair); only the pairs on other
-        methods (a row batch's spill, pending batches) go through the per-pair path."""
+        """Sums, counts and bounds of the rows just told. A batch on one method per repetition (``batch_mode``
+        "row" without spill) is added as one total per repetition (``BlockedMax.set`` then refreshes one block
+        per repetition, not one per pair). Otherwise the batch's first method gets one total per repetition and
+        each pair on another method (a row batch's spill, pending batches) is added on its own, all in one
+        ``index_add_`` on the flattened state and one ``BlockedMax.set``."""
         top = rows[:, 0]
-        if rows.shape[1] == 1 or rows.stride(1) == 0:  # one method per repetition (batch_mode "row")
+        if rows.shape[1] == 1 or rows.stride(1) == 0:
             self._add_to(top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
             return
         same = rows == top[:, None]
-        self._add_to(top, (scores * same).sum(dim=1, dtype=torch.float64), same.sum(dim=1))
-        rest = (~same).nonzero(as_tuple=True)
-        if rest[0].numel():
-            rr, rows_rest = rest[0], rows[rest]
-            self.state.sums.index_put_((rr, rows_rest), scores[rest].double(), accumulate=True)
-            self.state.counts.index_put_((rr, rows_rest), torch.ones_like(rr, dtype=torch.float64), accumulate=True)
-            self._max.set(rr, rows_rest, self._told_bound(self.state.sums[rr, rows_rest], self.state.counts[rr, rows_rest]))
+        rest = same.logical_not_().view(-1).nonzero().squeeze(1)
+        same.logical_not_()
+        first = (scores * same).sum(dim=1, dtype=torch.float64)
+        if not rest.numel():
+            self._add_to(top, first, same.sum(dim=1))
+            return
+        reps = torch.cat((self._rep_index, rest.div(rows.shape[1], rounding_mode="floor")))
+        at = torch.cat((top, rows.view(-1).index_select(0, rest)))
+        flat = reps * self.n + at
+        totals = torch.cat((first, scores.view(-1).index_select(0, rest).double()))
+        told = torch.cat((same.sum(dim=1, dtype=torch.float64), torch.ones(rest.numel(), dtype=torch.float64,
+                                                                              device=self.device)))
+        sums, counts = self.state.sums.view(-1), self.state.counts.view(-1)
+        sums.index_add_(0, flat, totals)
+        counts.index_add_(0, flat, told)
+        self._max.set(reps, at, self._told_bound(sums.index_select(0, flat), counts.index_select(0, flat)))
 
     def _told_bound(self, sums, counts):
         """:meth:`_bound` of rows with ``counts >= 1``, the radius read from the ``_radius`` table (same float64 values;

@@ -206,7 +206,7 @@ def simulate(
         cs = interval_tracker(policy, float(delta) / n)
         at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
         frozen = torch.full_like(at, -1)
-    scores = torch.tensor(matrix.scores, device=dev)
+    scores = torch.tensor(np.ascontiguousarray(matrix.scores), device=dev)  # Request.take reads it flat
     est, best, cert, ci = [], [], [], []
     bar = progress_bar(budgets[-1], f"{method} on {matrix.name} (R={reps})", enabled=progress)
     all_stopped = False
