@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from scipy import stats
 
 from paperlib.cli import main as cli_main
 from paperlib.data.matrix import ScoreMatrix
@@ -320,3 +321,49 @@ def test_naive_pooling_fills_exactly_the_unobserved_entries_with_predictions():
     pred = 1 / (1 + np.exp(-np.einsum("rik,jk->rij", U, V)))
     want = (np.where(mask, scores[None], 0).sum(2) + np.where(mask, 0, pred).sum(2)) / m
     np.testing.assert_allclose(pol.estimate().numpy(), want, rtol=1e-5)
+
+
+def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
+    """The sampler's definition, checked draw by draw: the first k of the 4k uniform draws that are neither observed
+    nor drawn earlier in the same step, in draw order (the generator is replayed to read the draws)."""
+    from paperlib.policies.pulse import PULSE
+
+    R, n, m, k = 300, 3, 40, 6
+    pol = PULSE(n, m, n * m, reps=R, seed=4, estimator="obs", batch_size=k, t0=1)
+    rng = np.random.default_rng(0)
+    pol.mask[:] = torch.tensor(rng.random((R, n, m)) < 0.6)
+    pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
+    pick = torch.tensor(rng.integers(0, n, R))
+    state = pol.sel_gen.get_state()
+    got = pol._sample_unobserved(pick, k).numpy()
+    pol.sel_gen.set_state(state)
+    draws = torch.randint(m, (R, 4 * k), generator=pol.sel_gen).numpy()
+    mask = pol.mask.numpy()
+    fallback = 0
+    for r in range(R):
+        seen, keep = set(), []
+        for c in draws[r]:
+            if c not in seen and not mask[r, pick[r], c] and len(keep) < k:
+                keep.append(int(c))
+            seen.add(int(c))
+        if len(keep) == k:
+            assert got[r].tolist() == keep
+        else:
+            fallback += 1
+            assert len(set(got[r])) == k and not mask[r, pick[r], got[r]].any()
+    assert 0 < fallback < R  # both paths ran
+
+
+@pytest.mark.parametrize("m,warm", [(10, 8), (500, 16)])  # (10, 8): about a quarter of the rows take the fallback
+def test_warmup_draws_distinct_uniform_examples(m, warm):
+    from paperlib.policies.pulse import PULSE
+
+    R, n = 4000, 2
+    pol = PULSE(n, m, n * m, reps=R, seed=2, estimator="obs", batch_size=warm, t0=1)
+    req = pol.ask()
+    rows, cols = req.rows, req.cols
+    assert (rows == torch.arange(n).repeat_interleave(warm)).all()
+    c = cols.view(R, n, warm).numpy()
+    assert all(len(set(x)) == warm for x in c.reshape(-1, warm))
+    counts = np.bincount(c.ravel(), minlength=m)
+    assert stats.chisquare(counts).pvalue > 1e-3  # each example is in a warm-up with probability warm / m
