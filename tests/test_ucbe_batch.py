@@ -195,3 +195,33 @@ def test_row_batch_spill_takes_the_next_methods_in_bound_order_with_uniform_ties
         if seq[1] == 1:  # room 2 < 7: a third method is needed, uniform over the two left
             pairs.append(seq[3])
     assert chisquare(np.bincount(pairs, minlength=4)[2:]).pvalue > 1e-3
+
+
+def test_spill_matches_a_full_sort_with_the_same_keys():
+    """The spill's rows are those of a full order (argsort by one uniform key per method, then a stable argsort by
+    bound, the top method at +inf) filled slot by slot, with the same generator draws; bounds with ties, several
+    unevaluated methods at +inf, full methods at -inf."""
+    from paperlib.policies.base import order_with_random_ties
+    from paperlib.policies.ucbe import spill_in_bound_order
+
+    rng = np.random.default_rng(5)
+    S, n, m, k = 400, 9, 6, 16
+    counts = torch.tensor(rng.integers(0, m + 1, (S, n)), dtype=torch.float64)
+    values = torch.tensor(rng.integers(0, 3, (S, n)) / 2.0)
+    values = values.masked_fill(counts == 0, torch.inf).masked_fill(counts == m, -torch.inf)
+    first = torch.tensor(rng.integers(0, n, S))
+    counts[torch.arange(S), first] = float(m - 1)  # the top method has one example left
+    values[torch.arange(S), first] = 5.0
+    ok = (m - counts).sum(1) >= k
+    values, counts, first = values[ok], counts[ok], first[ok]
+    gen = torch.Generator().manual_seed(0)
+    rows, pos = spill_in_bound_order(values, counts, first, k, m, gen)
+    order = order_with_random_ties(values.scatter(1, first[:, None], torch.inf), torch.Generator().manual_seed(0))
+    for s in range(values.shape[0]):
+        want_rows, want_pos = [], []
+        for i in order[s].tolist():
+            room = m - int(counts[s, i])
+            take = min(room, k - len(want_rows))
+            want_rows += [i] * take
+            want_pos += list(range(int(counts[s, i]), int(counts[s, i]) + take))
+        assert rows[s].tolist() == want_rows and pos[s].tolist() == want_pos

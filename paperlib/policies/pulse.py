@@ -185,37 +185,19 @@ class PULSE(Policy):
         return pick[:, None].expand(R, k), cols
 
     def _warmup_columns(self) -> torch.Tensor:
-        """The warm-up's T0 B distinct examples of every (repetition, model), uniform without replacement: (R, n T0 B).
+        """The warm-up's T0 B distinct examples of every (repetition, model), uniform without replacement: (R, n T0 B),
+        the T0 B largest of m uniform keys per model (blocks of 256 models bound the memory).
 
-        Sequential rejection as in :meth:`_sample_unobserved`: the first T0 B distinct of 2 T0 B uniform draws, found
-        by a stable sort of the draws; a (repetition, model) with fewer distinct draws (likely only when T0 B is a
-        large share of m) takes the T0 B largest of fresh uniform keys over all m examples. Drawing m keys per model
-        instead cost 600M uniforms at R = 50 on a Bench-1 pool (4.4 s on 2 CPU cores; now about 0.15 s).
-        Blocks of rows bound the memory (a loop over blocks, once per run).
+        Sequential rejection (the first T0 B distinct of 2 T0 B uniform draws) draws ~90x fewer numbers (4.4 s ->
+        ~0.2 s at R = 50 on a Bench-1 pool, 2 CPU cores), but changes the random stream of every PULSE-family run
+        and with it every committed PULSE result; kept as is until those are regenerated (benchmarks/RESULTS.md).
         """
-        R, n, m, w = self.reps, self.n, self.m, self.warm
-        L = 2 * w
-        out = torch.empty(R * n, w, dtype=torch.long, device=self.device)
-        block = max(1, (1 << 22) // L)
-        for i in range(0, R * n, block):
-            rows = min(block, R * n - i)
-            cand = torch.randint(m, (rows, L), generator=self.sel_gen, device=self.device)
-            srt, order = torch.sort(cand, dim=1, stable=True)
-            new = torch.ones_like(srt, dtype=torch.bool)
-            new[:, 1:] = srt[:, 1:] != srt[:, :-1]
-            first = torch.empty_like(new).scatter_(1, order, new)
-            rank = first.cumsum(1)
-            ok = rank[:, -1] >= w
-            take = first & (rank <= w)
-            if bool(ok.all()):
-                out[i : i + rows] = cand.masked_select(take).view(rows, w)
-                continue
-            short = (~ok).nonzero().squeeze(1)
-            take = torch.where(ok[:, None], take, torch.arange(L, device=self.device) < w)
-            cols = cand.masked_select(take).view(rows, w)
-            keys = torch.rand(short.numel(), m, generator=self.sel_gen, device=self.device)
-            out[i : i + rows] = cols.index_copy_(0, short, keys.topk(w, dim=1).indices)
-        return out.view(R, n * w)
+        R = self.reps
+        cols = torch.empty(R, self.n, self.warm, dtype=torch.long, device=self.device)
+        for i in range(0, self.n, 256):
+            keys = torch.rand(R, min(256, self.n - i), self.m, generator=self.sel_gen, device=self.device)
+            cols[:, i : i + 256] = keys.topk(self.warm, dim=2).indices
+        return cols.reshape(R, -1)
 
     def _sample_unobserved(self, pick, k):
         """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones.
@@ -404,10 +386,13 @@ class PULSESync(PULSE):
         raise ValueError("pulse-sync draws every model's examples in one shared order, so PULSE's confidence "
                          "sequence (Theorem 1) does not apply; use pulse for certified intervals")
 
-    def _warmup_columns(self) -> torch.Tensor:
-        """The first T0 B examples of the run's shared order, for every model."""
-        r = self._rep_index[:, None]
-        return self.shared(r, torch.zeros_like(r), torch.arange(self.warm, device=self.device).repeat(self.n))
+    def _select(self, k):
+        if self.spent == 0:
+            rows, _ = super()._select(k)  # draws (and discards) PULSE's warm-up keys: kept for the committed streams
+            r = self._rep_index[:, None]
+            cols = self.shared(r, torch.zeros_like(r), torch.arange(self.warm, device=self.device).repeat(self.n))
+            return rows, cols
+        return super()._select(k)
 
     def _sample_unobserved(self, pick, k):
         """The next k examples of the run's shared order after the ``cnt`` this model has seen."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState, random_argmax
+from .base import Policy, RowMeanState
 from .lazyperm import KeyedPermutations
 
 
@@ -32,25 +32,28 @@ def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torc
                          gen: torch.Generator):
     """Rows and example positions, both (S, k), of a row-mode batch whose top method has fewer than k examples left.
 
-    ``first`` (S,) is each repetition's top method: it takes all its remaining examples, then the next methods in
-    decreasing bound (ties broken uniformly at random) each take theirs, until k slots are filled (Zhou et al.
-    Sec. 4.3: a batch that outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full
+    ``first`` (S,) is each repetition's top method, given the bound +inf: it takes all its remaining examples (after
+    any other method at +inf, an unevaluated one, in random order), then the next methods in decreasing bound (ties
+    broken uniformly at random) each take theirs, until k slots are filled (Zhou et al. Sec. 4.3: a batch that
+    outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full
     methods at -inf; ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
 
-    The next methods come from successive arg-maxes with uniform ties over the methods not yet taken, which is
-    the law of a full order with random ties, without sorting n values per repetition; usually one arg-max
-    suffices (the second method has room for the rest of the batch). Requires ``(m - counts).sum(1) >= k``.
+    Ties are broken by one uniform key per method, drawn as (S, n) at once: among the largest bounds the smallest
+    key goes first, which is a uniformly random order of the tied methods (and the order an argsort by key, then a
+    stable argsort by bound, gives: the same draws and the same rows as the full sort this replaces). The next
+    methods are taken one arg-max at a time, usually one (the second method has room for the rest of the batch),
+    instead of sorting n bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
     """
+    noise = torch.rand(values.shape, generator=gen, device=values.device)
     slot = torch.arange(k, device=values.device)
-    at = first[:, None]
-    told = counts.gather(1, at).long()
-    rows, pos = at.expand(-1, k).clone(), told + slot
-    filled = m - told
-    values = values.scatter(1, at, -torch.inf)
-    for _ in range(values.shape[1] - 1):
+    rows = pos = torch.zeros(values.shape[0], k, dtype=torch.long, device=values.device)
+    filled = torch.zeros(values.shape[0], 1, dtype=torch.long, device=values.device)
+    values = values.scatter(1, first[:, None], torch.inf)
+    for _ in range(values.shape[1]):
         if bool((filled >= k).all()):
             break
-        nxt = random_argmax(values, gen)[:, None]
+        top = values == values.amax(dim=1, keepdim=True)
+        nxt = torch.where(top, noise, 2.0).argmin(dim=1, keepdim=True)
         told = counts.gather(1, nxt).long()
         mine = slot >= filled
         rows = torch.where(mine, nxt, rows)
