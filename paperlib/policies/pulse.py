@@ -111,6 +111,7 @@ class PULSE(Policy):
         self.obs_vals = torch.empty(R, self.budget, device=self.device)
         self.step = 0
         self._pick = None
+        self._first_pos = None  # (R, m) first positions of the sampler's draws, all "empty" between steps
         self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
         self.sel_gen = make_generator(seed + 7919, self.device)
         self.cs_delta: float | None = None
@@ -211,12 +212,13 @@ class PULSE(Policy):
         R, r, L = self.reps, self._rep_index, 4 * k
         cand = torch.randint(self.m, (R, L), generator=self.sel_gen, device=self.device)
         pos = torch.arange(L, device=self.device).expand(R, L)
-        if getattr(self, "_first_pos", None) is None or self._first_pos.shape[1] < L:
-            self._first_pos = torch.full((R, self.m), torch.iinfo(torch.int32).max, dtype=torch.int32, device=self.device)
+        empty = torch.iinfo(torch.int32).max
+        if self._first_pos is None:
+            self._first_pos = torch.full((R, self.m), empty, dtype=torch.int32, device=self.device)
         table, pos32 = self._first_pos, pos.to(torch.int32)
         table.scatter_reduce_(1, cand, pos32, reduce="amin")
         first = table.gather(1, cand) == pos32
-        table.scatter_(1, cand, torch.iinfo(torch.int32).max)
+        table.scatter_(1, cand, empty)
         at = ((r * self.n + pick) * self.m)[:, None] + cand
         valid = first & ~self.mask.view(-1).index_select(0, at.view(-1)).view(R, L)
         rank = valid.cumsum(1)

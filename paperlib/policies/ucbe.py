@@ -261,16 +261,15 @@ class UCBE(Policy):
             self._add_to(top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
             return
         same = rows == top[:, None]
-        rest = same.logical_not_().view(-1).nonzero().squeeze(1)
-        same.logical_not_()
-        first = (scores * same).sum(dim=1, dtype=torch.float64)
+        rest = (~same).view(-1).nonzero().squeeze(1)
+        on_top = (scores * same).sum(dim=1, dtype=torch.float64)
         if not rest.numel():
-            self._add_to(top, first, same.sum(dim=1))
+            self._add_to(top, on_top, same.sum(dim=1))
             return
         reps = torch.cat((self._rep_index, rest.div(rows.shape[1], rounding_mode="floor")))
         at = torch.cat((top, rows.view(-1).index_select(0, rest)))
         flat = reps * self.n + at
-        totals = torch.cat((first, scores.view(-1).index_select(0, rest).double()))
+        totals = torch.cat((on_top, scores.view(-1).index_select(0, rest).double()))
         told = torch.cat((same.sum(dim=1, dtype=torch.float64), torch.ones(rest.numel(), dtype=torch.float64,
                                                                               device=self.device)))
         sums, counts = self.state.sums.view(-1), self.state.counts.view(-1)
