@@ -263,7 +263,8 @@ def test_precision_weighted_pulse_is_exact_once_a_model_is_fully_observed_and_we
         assert torch.allclose(est[full], exact[full])
         assert torch.allclose(est[~full], (pol.w_theta_sum / pol.w_sum)[~full])
     assert torch.allclose(pol.estimate(), torch.tensor(mat.means, dtype=torch.float64).expand(3, -1))
-    plain = make_policy("pulse", 5, 64, 5 * 64, reps=3, seed=1, device="cpu", v=v, batch_size=8, refit_every=2)
+    plain = make_policy("pulse:convention=paper", 5, 64, 5 * 64, reps=3, seed=1, device="cpu", v=v, batch_size=8,
+                        refit_every=2)
     while not plain.done:
         req = plain.ask()
         plain.tell(req, s[req.rows, req.cols])
@@ -304,12 +305,12 @@ def test_pulse_sync_follows_one_shared_order_and_refuses_intervals():
 
 
 def test_naive_pooling_fills_exactly_the_unobserved_entries_with_predictions():
-    """Eq. (Naive-Pooling): after each refit the estimate of row i is (sum of observed scores + sum over the
-    unobserved j of sigmoid(u_i . v_j)) / m; checked in float64 with numpy from the policy's U, V and mask."""
+    """Eq. (Naive-Pooling), paper-literal: after each refit the estimate of row i is (sum of observed scores + sum over
+    the unobserved j of sigmoid(u_i . v_j)) / m; checked in float64 with numpy from the policy's U, V and mask."""
     g = np.random.default_rng(4)
     n, m, R = 6, 50, 3
     scores = (g.random((n, m)) < 0.6).astype(np.float32)
-    pol = make_policy("naive-pooling", n, m, n * m // 2, reps=R, seed=1, device="cpu",
+    pol = make_policy("naive-pooling:convention=paper", n, m, n * m // 2, reps=R, seed=1, device="cpu",
                       v=g.normal(size=(m, 3)), batch_size=4, t0=1, refit_every=2)
     s = torch.tensor(scores)
     while not pol.done:
@@ -367,3 +368,110 @@ def test_warmup_draws_distinct_uniform_examples(m, warm):
     assert all(len(set(x)) == warm for x in c.reshape(-1, warm))
     counts = np.bincount(c.ravel(), minlength=m)
     assert stats.chisquare(counts).pvalue > 1e-3  # each example is in a warm-up with probability warm / m
+
+
+def _pulse_after_warmup(convention, estimator="pulse", n=4, m=40, k=4, R=6, refit_every=1000, seed=3):
+    g = np.random.default_rng(seed)
+    scores = torch.tensor((g.random((n, m)) < 0.6).astype(np.float32))
+    pol = make_policy(f"{estimator}:convention={convention}" if convention == "paper" else estimator, n, m, n * m,
+                      reps=R, seed=1, device="cpu", v=g.normal(size=(m, 3)), batch_size=k, t0=1, refit_every=refit_every)
+    req = pol.ask()
+    pol.tell(req, scores[req.rows, req.cols])
+    return pol, scores
+
+
+def test_lambda_batch_formula_hand_computed():
+    """The authors' batch lambda (bandit.py, compute_lam_cv_eb) on numbers worked by hand: F = 2, sum S_hat^2 = 1.5,
+    |U| = 8, B = 2, so pi = 1/4, S = 3 * 1.5 = 4.5, S + F^2 = 8.5 and lambda = 1 - 2 Z_bar / 8.5."""
+    from paperlib.policies.pulse import predictable_lambda_batch
+
+    F, phi, u, b = (torch.tensor([v] * 4, dtype=torch.float64) for v in (2.0, 1.5, 8.0, 2.0))
+    z = torch.tensor([0.5, -1.0, 0.0, 100.0], dtype=torch.float64)
+    got = predictable_lambda_batch(F, phi, u, b, z)
+    assert torch.allclose(got, torch.tensor([1 - 1 / 8.5, 1.0, 1.0, 0.0], dtype=torch.float64))
+
+
+def test_authors_lambda_is_one_right_after_the_warmup_paper_reads_the_warmup_residual():
+    """Right after the warm-up no residual has entered Z_bar in the authors' code, so the first step of every model
+    uses lambda = 1; the paper-literal reading averages the warm-up's Z = (sum of warm-up scores) m / (T0 B)."""
+    from paperlib.policies.pulse import predictable_lambda
+
+    pol, s = _pulse_after_warmup("authors")
+    assert (pol.n_z == 0).all()
+    req = pol.ask()
+    pol.tell(req, s[req.rows, req.cols])
+    assert torch.equal(pol.last_lambda, torch.ones_like(pol.last_lambda))
+
+    pol, s = _pulse_after_warmup("paper")
+    r = torch.arange(pol.reps)
+    warm_sum = (pol.mask.double() * s.double()[None]).sum(2)  # (R, n): each model's warm-up scores
+    req = pol.ask()
+    pick = req.rows[:, 0]
+    pred = torch.sigmoid(pol.U[r, pick] @ pol.V.T).double()
+    unobs = ~pol.mask[r, pick]
+    want = predictable_lambda((pred * unobs).sum(1), (pred.square() * unobs).sum(1), unobs.sum(1).double(),
+                              warm_sum[r, pick] * pol.m / pol.warm)
+    pol.tell(req, s[req.rows, req.cols])
+    assert torch.allclose(pol.last_lambda, want)
+    assert (want < 1).any()
+
+
+def test_authors_residual_mean_is_reset_at_every_refit():
+    """Their end-of-step retrain empties Z_bar for every model: after a refit the next pull again uses lambda = 1,
+    whatever the model's history; between refits a model's Z count grows by one per pull."""
+    pol, s = _pulse_after_warmup("authors", refit_every=3)
+    seen = []
+    while pol.step < 7:
+        req = pol.ask()
+        pol.tell(req, s[req.rows, req.cols])
+        seen.append((pol.step, pol.last_lambda.clone(), pol.n_z.sum(1).clone()))
+    for step, lam, nz in seen:
+        since = step if step < 3 else step - 3 * (step // 3) + 1  # pulls since the warm-up or the last refit
+        assert torch.equal(nz, torch.full_like(nz, since))
+        if step % 3 == 0:  # the refit ran in this step's ask, before its lambda
+            assert torch.equal(lam, torch.ones_like(lam))
+    assert any((lam < 1).any() for step, lam, _ in seen if step % 3 != 1)
+
+
+@pytest.mark.parametrize("estimator", ["pulse", "pulse-sync"])
+def test_authors_estimate_is_the_exact_mean_once_a_row_is_complete(estimator):
+    """The authors' loop overwrites a fully observed model's estimate with its exact mean; the paper's Eq. (3) keeps
+    the average of its one-step estimators."""
+    n, m, k = 3, 16, 4
+    for convention, exact_expected in (("authors", True), ("paper", False)):
+        pol, s = _pulse_after_warmup(convention, estimator, n=n, m=m, k=k, R=8)
+        while not (pol.cnt >= m).any(1).all():
+            req = pol.ask()
+            pol.tell(req, s[req.rows, req.cols])
+        full = pol.cnt >= m
+        exact = s.double().mean(1).expand(pol.reps, -1)
+        assert torch.allclose(pol.estimate()[full], exact[full]) == exact_expected
+        assert torch.allclose(pol.estimate()[~full], (pol.theta_sum / pol.n_theta)[~full])
+
+
+def test_authors_naive_pooling_refreshes_a_model_only_when_it_is_pulled():
+    """imp_wor's snapshots: a refit changes U but no model's estimate; the pulled model's estimate becomes
+    (observed scores + current predictions on its unobserved examples) / m, in float64 from U, V and the mask."""
+    pol, s = _pulse_after_warmup("authors", "naive-pooling", n=5, m=40, k=4, R=4, refit_every=2)
+    req = pol.ask()  # step 1: no refit
+    pol.tell(req, s[req.rows, req.cols])
+    before, U_before = pol.estimate().clone(), pol.U.clone()
+    req = pol.ask()  # step 2: refit first, then the pull
+    assert not torch.allclose(pol.U, U_before)
+    pol.tell(req, s[req.rows, req.cols])
+    r, pick = torch.arange(pol.reps), req.rows[:, 0]
+    other = torch.ones_like(pol.mask[:, :, 0])
+    other[r, pick] = False
+    assert torch.equal(pol.estimate()[other], before[other])
+    U, V, mask = pol.U.double().numpy(), pol.V.double().numpy(), pol.mask.numpy()
+    pred = 1 / (1 + np.exp(-np.einsum("rik,jk->rij", U, V)))
+    want = (np.where(mask, s.numpy()[None], 0).sum(2) + np.where(mask, 0, pred).sum(2)) / pol.m
+    np.testing.assert_allclose(pol.estimate().numpy()[r, pick], want[r.numpy(), pick.numpy()], rtol=1e-5)
+
+
+def test_convention_is_validated_and_named_in_the_label():
+    from paperlib.policies import label
+
+    assert label("pulse:convention=paper") == "PULSE (paper-literal)" and label("pulse") == "PULSE"
+    with pytest.raises(ValueError, match="convention"):
+        make_policy("pulse", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4, convention="mine")

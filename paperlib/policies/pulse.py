@@ -14,7 +14,29 @@ differ only in mu_hat:
 * ``pooled`` (Naive-Pooling): (sum_{O_i} S_ij + sum_{U_i} S_hat_ij) / n with current predictions.
 
 The T0 warm-up batches form the first one-step estimator of every model (lambda = 0, so it equals
-the warm-up mean). If the model picked by a repetition has fewer than B unobserved examples left,
+the warm-up mean).
+
+Two conventions (``convention=``) fill in what Algorithm 1 leaves to the implementation; the default follows
+the authors' code (``elad-tolo/pulse-llm-eval``, ``bandit.py``, ``run_cv_ucbe_bandit_wo_replacement`` with
+``lam_cv_method="eb_optimal"`` and ``SI_WARMUP_STEPS=0`` as their README requires for the headline runs):
+
+* ``"authors"``: the residual mean Z_bar that sets lambda starts empty after the warm-up (their ``Z_bar`` and
+  ``Z_count`` are only updated inside the loop) and is emptied at every refit of U (their end-of-step retrain
+  resets both); lambda = 1 where Z_bar <= 0 (``compute_lam_cv_eb``); the denominator is batch-aware,
+  ((1 - pi) / pi) sum_U S_hat^2 + (sum_U S_hat)^2 with pi = |B_t| / |U| (``compute_lam_cv_eb``'s ``S + F_t^2``); a
+  fully observed model's estimate is its exact mean (the ``fully_known`` override of the loop). Naive-Pooling
+  refreshes a model's prediction sum only when that model is pulled (their ``mean_X_pred_snapshot``, variant
+  ``imp_wor``), so a refit does not move every model's estimate at once.
+* ``"paper"``: the literal reading of Step 3 (Eq. 27): Z_bar averages Z over all of A_i(t-1), the warm-up's
+  batch included, never reset; denominator |U| sum_U S_hat^2; Eq. 3's mean for every model; Naive-Pooling
+  recomputes every model's prediction sum at each refit.
+
+One departure from their code is kept in both: after a refit their ``est_Y_comp_step`` subtracts the observed
+entries' predictions as they were when observed (``sum_Y_pred_obs`` is not refreshed), which makes theta_t biased
+by lambda / n sum_O (S_hat_new - S_hat_old); here theta_t is Eq. (2) with the current predictions, so Lemma 1
+holds.
+
+If the model picked by a repetition has fewer than B unobserved examples left,
 the step's batch is cut to that number in every repetition (all repetitions spend equal budgets).
 Selection ties use their own generator, so reading ``best()`` at checkpoints does not change a run.
 """
@@ -33,10 +55,11 @@ from .base import Policy, random_argmax
 from .lazyperm import KeyedPermutations
 
 ESTIMATORS = ("dr", "obs", "pooled")
+CONVENTIONS = ("authors", "paper")
 
 
 def predictable_lambda(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, z_bar):
-    """lambda_hat of Step 3: clip(1 - (sum_U S_hat) Z_bar / (|U| sum_U S_hat^2), 0, 1).
+    """lambda_hat of Step 3 as printed (Eq. 27): clip(1 - (sum_U S_hat) Z_bar / (|U| sum_U S_hat^2), 0, 1).
 
     Uses only quantities known before the new scores are drawn (predictions, the unobserved
     set and past corrections Z_bar); 0 where sum_U S_hat^2 = 0.
@@ -44,6 +67,17 @@ def predictable_lambda(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, z_bar):
     denom = n_unobs * s_hat_unobs_sq_sum
     raw = 1.0 - s_hat_unobs_sum * z_bar / torch.where(denom > 0, denom, torch.ones_like(denom))
     return torch.where(denom > 0, raw.clamp(0.0, 1.0), torch.zeros_like(raw))
+
+
+def predictable_lambda_batch(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, batch, z_bar):
+    """lambda_hat as the authors' code computes it for a batch of ``batch`` examples (``bandit.py``,
+    ``compute_lam_cv_eb``): clip(1 - F Z_bar / (S + F^2), 0, 1) with F = sum_U S_hat, S = ((1 - pi) / pi) sum_U
+    S_hat^2 and pi = batch / |U|; 1 where Z_bar <= 0 or S + F^2 <= 0 (no past residual, or no prediction mass).
+    """
+    pi = (batch / n_unobs).clamp(1e-12, 1.0)
+    denom = (1.0 - pi) / pi * s_hat_unobs_sq_sum + s_hat_unobs_sum.square()
+    raw = 1.0 - s_hat_unobs_sum * z_bar / torch.where(denom > 0, denom, torch.ones_like(denom))
+    return torch.where((z_bar <= 0) | (denom <= 0), torch.ones_like(raw), raw.clamp(0.0, 1.0))
 
 
 class PULSE(Policy):
@@ -61,6 +95,9 @@ class PULSE(Policy):
         Exploration parameter (paper: 1).
     refit_every : int
         tau, bandit steps between refits of U (paper: 1,000).
+    convention : {"authors", "paper"}
+        ``"authors"`` (default) follows the authors' code where Algorithm 1 is silent or differs; ``"paper"`` is the
+        literal reading of Step 3 (see the module docstring).
     lam, init_lr, init_steps, loop_lr, loop_steps
         Refit hyperparameters (paper, Appendix C.1: lambda 0.01; 50 steps at 0.01 after the warm-up;
         10 steps at 0.1 in the loop).
@@ -70,8 +107,11 @@ class PULSE(Policy):
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, estimator="dr", batch_size=64, t0=1,
                  a=1.0, refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10,
-                 weighting="mean"):
+                 weighting="mean", convention="authors"):
         super().__init__(n, m, budget, reps, seed, device)
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        self.convention = convention
         if weighting not in ("mean", "precision"):
             raise ValueError(f"weighting must be 'mean' (Eq. 3) or 'precision', got {weighting!r}")
         self.weighting = weighting
@@ -103,7 +143,8 @@ class PULSE(Policy):
         R = reps
         self.mask = torch.zeros(R, n, m, dtype=torch.bool, device=self.device)
         z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
-        self.cnt, self.sum_obs, self.theta_sum, self.n_theta, self.z_sum = z.clone(), z.clone(), z.clone(), z.clone(), z.clone()
+        self.cnt, self.sum_obs, self.theta_sum, self.n_theta = z.clone(), z.clone(), z.clone(), z.clone()
+        self.z_sum, self.n_z = z.clone(), z.clone()  # the residuals Z behind Z_bar, and how many
         self.unobs_pred = z.clone()
         self.w_sum, self.w_theta_sum = z.clone(), z.clone()
         self.obs_rows = torch.empty(R, self.budget, dtype=torch.int32, device=self.device)
@@ -245,7 +286,9 @@ class PULSE(Policy):
             self.n_theta += 1
             self.w_sum += 1.0
             self.w_theta_sum += s / self.warm
-            self.z_sum += s * self.m / self.warm
+            if self.convention == "paper":
+                self.z_sum += s * self.m / self.warm
+                self.n_z += 1
             if self.cs_delta is not None:
                 all_rows = torch.arange(self.n, device=self.device).expand(self.reps, -1)
                 one = torch.ones(self.reps, self.n, dtype=torch.float64, device=self.device)
@@ -256,7 +299,7 @@ class PULSE(Policy):
             return
         pick, k = self._pick, cols.shape[1]
         sb = scores.double().sum(1)
-        if self.estimator == "pooled":
+        if self.estimator == "pooled" and self.convention == "paper":
             u = self.U[r, pick]
             pb = torch.sigmoid((self.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
             self.unobs_pred[r, pick] -= pb
@@ -265,6 +308,7 @@ class PULSE(Policy):
             self.theta_sum[r, pick] += theta
             self.n_theta[r, pick] += 1
             self.z_sum[r, pick] += Z
+            self.n_z[r, pick] += 1
             self.last_lambda = lam_t
             if self.cs_delta is not None or self.weighting == "precision":
                 hi = torch.where(unobs, pred, torch.full_like(pred, -torch.inf)).amax(1)
@@ -278,6 +322,8 @@ class PULSE(Policy):
         self.mask[r[:, None], rows, cols] = True
         self.sum_obs[r, pick] += sb
         self.cnt[r, pick] += k
+        if self.estimator == "pooled" and self.convention == "authors":
+            self.unobs_pred[r, pick] = self._row_predictions(pick).masked_fill_(self.mask[r, pick], 0.0).sum(1)
         if self.cs_delta is not None:
             self._cs_refresh()
 
@@ -298,17 +344,24 @@ class PULSE(Policy):
         su = (pred * unobs).sum(1)
         su2 = (pred.square() * unobs).sum(1)
         pb = pred.gather(1, cols).sum(1)
-        z_bar = self.z_sum[r, pick] / self.n_theta[r, pick]
-        lam_t = predictable_lambda(su, su2, n_u, z_bar)
+        z_bar = self.z_sum[r, pick] / self.n_z[r, pick].clamp(min=1)
+        if self.convention == "authors":
+            lam_t = predictable_lambda_batch(su, su2, n_u, float(k), z_bar)
+        else:
+            lam_t = predictable_lambda(su, su2, n_u, z_bar)
         Z = (sb - lam_t * pb) * n_u / k
         theta = (self.sum_obs[r, pick] + lam_t * su + Z) / self.m
         return theta, Z, lam_t, pred, unobs
 
     def _refit(self, lr, steps):
-        c = self.spent + (self.warm * self.n if self.spent == 0 else 0)
+        initial = self.spent == 0
+        c = self.spent + (self.warm * self.n if initial else 0)
         self.U = refit_rows_sparse(self.U, self.V, self.obs_rows[:, :c], self.obs_cols[:, :c], self.obs_vals[:, :c],
                                    self.lam, lr, steps)
-        if self.estimator == "pooled":
+        if self.convention == "authors" and not initial:
+            self.z_sum.zero_()
+            self.n_z.zero_()
+        if self.estimator == "pooled" and (initial or self.convention == "paper"):
             self.unobs_pred = self._unobserved_prediction_sums()
 
     #: Rows of (R n, m) predictions per block in :meth:`_unobserved_prediction_sums` on CPU (128 x 12,032 floats:
@@ -335,10 +388,11 @@ class PULSE(Policy):
             return self.sum_obs / self.cnt.clamp(min=1)
         if self.estimator == "pooled":
             return (self.sum_obs + self.unobs_pred) / self.m
+        exact = self.sum_obs / self.m
         if self.weighting == "precision":
-            exact = self.sum_obs / self.m
             return torch.where(self.cnt >= self.m, exact, self.w_theta_sum / self.w_sum.clamp(min=1e-300))
-        return self.theta_sum / self.n_theta.clamp(min=1)
+        mean = self.theta_sum / self.n_theta.clamp(min=1)
+        return torch.where(self.cnt >= self.m, exact, mean) if self.convention == "authors" else mean
 
 
 class PULSEPrecision(PULSE):

@@ -59,6 +59,13 @@ def _robin_hood_label(p: dict) -> str:
     return f"ROBIN-HOOD (δ={float(p.get('delta', 0.007)):g}, {form})"
 
 
+def _convention_label(base: str):
+    return lambda p: f"{base} (paper-literal)" if p.get("convention") == "paper" else base
+
+
+_CONVENTION = {"convention": str}
+
+
 def _batch_mode_label(base: str):
     return lambda p: f"{base} ({p['batch_mode']} batches)" if "batch_mode" in p else base
 
@@ -72,14 +79,16 @@ _SPECS = [
     MethodSpec("row-mean", RowMeanImputation, MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)", "baseline"),
     MethodSpec("filled-subset", FilledSubset, MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline"),
     MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf"),
-    MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1)", "backbone", True),
+    MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1, as the authors' code runs it)",
+               "backbone", True, _CONVENTION, _convention_label("PULSE")),
     MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
                "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
-               "backbone", True),
+               "backbone", True, _CONVENTION, _convention_label("PULSE (precision-weighted)")),
     MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
                "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
-               "backbone", True),
-    MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)", "backbone", True),
+               "backbone", True, _CONVENTION, _convention_label("PULSE (synchronized)")),
+    MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
+               "backbone", True, _CONVENTION, _convention_label("Naive-Pooling")),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
                "baseline"),
