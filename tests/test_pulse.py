@@ -325,20 +325,24 @@ def test_naive_pooling_fills_exactly_the_unobserved_entries_with_predictions():
 
 
 def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
-    """The sampler's definition, checked draw by draw: the first k of the 4k uniform draws that are neither observed
-    nor drawn earlier in the same step, in draw order (the generator is replayed to read the draws)."""
+    """The sampler's definition, checked draw by draw: the first k of the L uniform draws that are neither observed
+    nor drawn earlier in the same step, in draw order (the generator is replayed to read the draws); only the
+    repetitions short of k such draws take the fallback."""
     from paperlib.policies.pulse import PULSE
 
-    R, n, m, k = 300, 3, 40, 6
+    R, n, m, k = 300, 3, 200, 6
     pol = PULSE(n, m, n * m, reps=R, seed=4, estimator="obs", batch_size=k, t0=1)
     rng = np.random.default_rng(0)
-    pol.mask[:] = torch.tensor(rng.random((R, n, m)) < 0.6)
+    pol.mask[:] = torch.tensor(rng.random((R, n, m)) < rng.uniform(0.2, 0.99, (R, n, 1)))
     pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
     pick = torch.tensor(rng.integers(0, n, R))
+    left = int((~pol.mask[torch.arange(R), pick]).sum(1).min())
+    L = pol._draws(k, left)
+    assert L == min(m, 4 * k * int(np.ceil(m / left)))
     state = pol.sel_gen.get_state()
-    got = pol._sample_unobserved(pick, k).numpy()
+    got = pol._sample_unobserved(pick, k, left).numpy()
     pol.sel_gen.set_state(state)
-    draws = torch.randint(m, (R, 4 * k), generator=pol.sel_gen).numpy()
+    draws = torch.randint(m, (R, L), generator=pol.sel_gen).numpy()
     mask = pol.mask.numpy()
     fallback = 0
     for r in range(R):

@@ -220,37 +220,62 @@ class PULSE(Policy):
         index = self.estimate() + torch.sqrt(self.a / self.cnt.clamp(min=1))
         index = torch.where(self.cnt >= self.m, torch.full_like(index, -torch.inf), index)
         pick = random_argmax(index, self.sel_gen)
-        left = (self.m - self.cnt[r, pick]).min()
-        k = int(min(k, left.item()))
-        cols = self._sample_unobserved(pick, k)
+        left = int((self.m - self.cnt[r, pick]).min().item())
+        k = min(k, left)
+        cols = self._sample_unobserved(pick, k, left)
         self._pick = pick
         return pick[:, None].expand(R, k), cols
 
     def _warmup_columns(self) -> torch.Tensor:
-        """The warm-up's T0 B distinct examples of every (repetition, model), uniform without replacement: (R, n T0 B),
-        the T0 B largest of m uniform keys per model (blocks of 256 models bound the memory).
+        """The warm-up's T0 B distinct examples of every (repetition, model), uniform without replacement: (R, n T0 B).
 
-        Sequential rejection (the first T0 B distinct of 2 T0 B uniform draws) draws ~90x fewer numbers (4.4 s ->
-        ~0.2 s at R = 50 on a Bench-1 pool, 2 CPU cores), but changes the random stream of every PULSE-family run
-        and with it every committed PULSE result; kept as is until those are regenerated (benchmarks/RESULTS.md).
+        Sequential rejection as in :meth:`_sample_unobserved`: the first T0 B distinct of 2 T0 B uniform draws, found
+        by a stable sort of the draws; a (repetition, model) with fewer distinct draws (likely only when T0 B is a
+        large share of m) takes the T0 B largest of fresh uniform keys over all m examples. Blocks of rows bound the
+        memory (a loop over blocks, once per run).
         """
-        R = self.reps
-        cols = torch.empty(R, self.n, self.warm, dtype=torch.long, device=self.device)
-        for i in range(0, self.n, 256):
-            keys = torch.rand(R, min(256, self.n - i), self.m, generator=self.sel_gen, device=self.device)
-            cols[:, i : i + 256] = keys.topk(self.warm, dim=2).indices
-        return cols.reshape(R, -1)
+        R, n, m, w = self.reps, self.n, self.m, self.warm
+        L = 2 * w
+        out = torch.empty(R * n, w, dtype=torch.long, device=self.device)
+        block = max(1, (1 << 22) // L)
+        for i in range(0, R * n, block):
+            rows = min(block, R * n - i)
+            cand = torch.randint(m, (rows, L), generator=self.sel_gen, device=self.device)
+            srt, order = torch.sort(cand, dim=1, stable=True)
+            new = torch.ones_like(srt, dtype=torch.bool)
+            new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+            first = torch.empty_like(new).scatter_(1, order, new)
+            rank = first.cumsum(1)
+            ok = rank[:, -1] >= w
+            take = first & (rank <= w)
+            if bool(ok.all()):
+                out[i : i + rows] = cand.masked_select(take).view(rows, w)
+                continue
+            short = (~ok).nonzero().squeeze(1)
+            take = torch.where(ok[:, None], take, torch.arange(L, device=self.device) < w)
+            cols = cand.masked_select(take).view(rows, w)
+            keys = torch.rand(short.numel(), m, generator=self.sel_gen, device=self.device)
+            out[i : i + rows] = cols.index_copy_(0, short, keys.topk(w, dim=1).indices)
+        return out.view(R, n * w)
 
-    def _sample_unobserved(self, pick, k):
+    def _draws(self, k: int, left: int) -> int:
+        """How many uniform draws the sampler makes for k examples when the picked rows have at least ``left``
+        unobserved examples: 4k when rows are fresh, growing as m / left so that about 4k of them land on
+        unobserved examples, at most m."""
+        return min(self.m, 4 * k * math.ceil(self.m / max(left, 1)))
+
+    def _sample_unobserved(self, pick, k, left=None):
         """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones.
 
-        Sequential rejection: draw 4k columns uniformly with replacement, keep the first k that are
-        unobserved and not drawn before (an exact uniform k-subset); repetitions with fewer than k
-        such draws fall back to the k largest of fresh uniform keys over the unobserved examples.
-        A draw's first occurrence is found through an (R, m) table of first positions (``scatter_reduce_``,
-        reset after use), not by sorting the draws: two sorts of (R, 4k) cost ~0.3 ms each per step at R = 50.
+        Sequential rejection: draw L = :meth:`_draws` columns uniformly with replacement, keep the first k that are
+        unobserved and not drawn before (an exact uniform k-subset); only the repetitions with fewer than k such
+        draws fall back to the k largest of fresh uniform keys over their row's unobserved examples. A draw's first
+        occurrence is found through an (R, m) table of first positions (``scatter_reduce_``, reset after use).
         """
-        R, r, L = self.reps, self._rep_index, 4 * k
+        R, r = self.reps, self._rep_index
+        if left is None:
+            left = int((self.m - self.cnt[r, pick]).min().item())
+        L = self._draws(k, left)
         cand = torch.randint(self.m, (R, L), generator=self.sel_gen, device=self.device)
         pos = torch.arange(L, device=self.device).expand(R, L)
         empty = torch.iinfo(torch.int32).max
@@ -268,9 +293,10 @@ class PULSE(Policy):
         if bool(ok.all()):
             return cand.masked_select(take).view(R, k)
         cols = cand.masked_select(torch.where(ok[:, None], take, pos < k)).view(R, k)
-        row_mask = self.mask.view(-1, self.m).index_select(0, r * self.n + pick)
-        keys = torch.rand(R, self.m, generator=self.sel_gen, device=self.device).masked_fill(row_mask, -1.0)
-        return torch.where(ok[:, None], cols, keys.topk(k, dim=1).indices)
+        short = (~ok).nonzero().squeeze(1)
+        row_mask = self.mask.view(-1, self.m).index_select(0, (r * self.n + pick).index_select(0, short))
+        keys = torch.rand(short.numel(), self.m, generator=self.sel_gen, device=self.device).masked_fill_(row_mask, -1.0)
+        return cols.index_copy_(0, short, keys.topk(k, dim=1).indices)
 
     def _update(self, rows, cols, scores):
         r = self._rep_index
@@ -450,7 +476,7 @@ class PULSESync(PULSE):
             return rows, cols
         return super()._select(k)
 
-    def _sample_unobserved(self, pick, k):
+    def _sample_unobserved(self, pick, k, left=None):
         """The next k examples of the run's shared order after the ``cnt`` this model has seen."""
         r = self._rep_index[:, None]
         pos = self.cnt[self._rep_index, pick].long()[:, None] + torch.arange(k, device=self.device)
