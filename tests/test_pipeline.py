@@ -4,6 +4,7 @@ import copy
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,21 @@ def test_every_notebook_is_run_by_a_rule_and_has_one_parameters_cell():
         cells = nbformat.read(nb, as_version=4).cells
         tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
         assert len(tagged) == 1, f"{nb.name} needs exactly one 'parameters' cell"
+
+
+def test_every_parameter_line_is_read_by_papermill():
+    """papermill parses a parameters cell line by line (for --help-notebook and its unknown-parameter check); a comment
+    with an apostrophe or an '=' makes it skip the line and warn that the workflow passes an unknown parameter."""
+    import logging
+
+    from papermill.translators import PythonTranslator
+
+    logging.getLogger("papermill").setLevel(logging.ERROR)
+    for path in NOTEBOOKS:
+        cell = next(c for c in nbformat.read(path, as_version=4).cells if "parameters" in c.metadata.get("tags", []))
+        for line in cell.source.splitlines():
+            if line.strip() and not line.startswith("#"):
+                assert PythonTranslator.inspect(nbformat.v4.new_code_cell(line)), f"{path.name}: {line}"
 
 
 def test_committed_notebooks_are_stripped():
@@ -300,3 +316,42 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     got = check_site(wd / "site" / "smoke-partial", OUTPUT / "smoke_ledger.png")
     n_nb = len(list((wd / "results" / "smoke-partial" / "notebooks").glob("*.ipynb")))
     assert got["pages"] == n_nb + 3 and got["rows"] == len(claims) and got["images"] >= n_nb
+
+
+@pytest.mark.slow
+def test_quick_profile_without_data_hands_every_rule_kind_to_papermill(tmp_path):
+    """A fresh copy with no data plans the quick profile's DAG; every planned notebook job's shell command is run
+    through papermill's own command line with --prepare-only (argument parsing and parameter injection, no
+    execution): each must exit 0, and the injected input lists must arrive as lists (an empty one included: the
+    race has no real matrix here), never as shell words. Together with the smoke run above, which executes every
+    rule kind, this is the fresh-machine check of ``make reproduce``."""
+    wd = workflow_copy(tmp_path)
+    r = snakemake(["--profile", "profiles/quick", "--cores", "2", "-n", "-p"], wd)
+    assert r.returncode == 0, r.stderr[-3000:]
+    jobs, rule = {}, None
+    for line in r.stdout.splitlines():
+        if m := re.match(r"(?:local)?rule (\w+):", line.strip()):
+            rule = m.group(1)
+        elif line.startswith("Shell command: papermill"):
+            jobs.setdefault(rule, line.removeprefix("Shell command: "))
+    assert {"race", "zhou_fig3", "robin_summary", "pulse_summary", "pulse_coverage", "search_certified"} <= set(jobs)
+    for rule, cmd in jobs.items():
+        argv = shlex.split(cmd)
+        argv = argv[: argv.index(">")] if ">" in argv else argv
+        out = tmp_path / f"prepared_{rule}.ipynb"
+        argv[argv.index("python3") + 2] = str(out)  # papermill -k python3 IN OUT ...
+        p = subprocess.run([str(Path(sys.executable).parent / argv[0]), *argv[1:], "--prepare-only"], cwd=wd,
+                           env=_env(), capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, f"{rule}: {p.stderr[-2000:]}"
+        assert "unknown parameter" not in p.stderr.lower(), f"{rule}: {p.stderr[-2000:]}"
+        injected = next(c for c in nbformat.read(out, as_version=4).cells if "injected-parameters" in c.metadata.get("tags", []))
+        values = {}
+        exec(injected.source, {}, values)
+        for name, value in values.items():
+            if name.startswith("in_") and name not in ("in_reach",):
+                assert isinstance(value, list), f"{rule}: {name} = {value!r}"
+            if name.startswith("out_"):
+                assert value is None or (isinstance(value, str) and value), f"{rule}: {name} = {value!r}"
+    race = next(c for c in nbformat.read(tmp_path / "prepared_race.ipynb", as_version=4).cells
+                if "injected-parameters" in c.metadata.get("tags", []))
+    assert "in_accs = []" in race.source

@@ -84,11 +84,14 @@ wildcard_constraints:
     pool=one_of(PULSE_POOLS),
 
 
-def notebook_params(paper):
-    """papermill -y YAML: this paper's block of the config (plus seed) and the device; nothing else.
+def notebook_params(paper, **values):
+    """papermill -y YAML: this paper's block of the config (plus seed), the device, and ``values`` (lists of input
+    tables, optional outputs): a list or a None travels as YAML, never as a shell word, so an empty list stays an
+    empty list (``-p name ''`` would vanish from the command line and shift papermill's arguments).
 
     Passed as a rule param, so editing one paper's block reruns only that paper's jobs, and
     --config / --configfile overrides reach the notebooks.
     """
-    return yaml.safe_dump({paper: paper_config(config, paper), "device": config.get("device")},
+    extra = {k: (list(v) if v is not None and not isinstance(v, str) else v) for k, v in values.items()}
+    return yaml.safe_dump({paper: paper_config(config, paper), "device": config.get("device"), **extra},
                           default_flow_style=True, width=10**9).strip()

@@ -36,12 +36,11 @@ rule pulse_summary:
     log:
         nb=f"{LOG}/pulse_summary.log",
     params:
-        nb=notebook_params("pulse"),
-        csvs=lambda wc, input: ",".join(input.csvs),
+        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
     resources:
         **res("pulse_summary"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
         "-p out_fig1 {output.fig1:q} -p out_fig2 {output.fig2:q} -p out_fig3 {output.fig3:q} "
         "-p out_table {output.table:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
@@ -78,12 +77,11 @@ rule pulse_lowrank:
     log:
         nb=f"{LOG}/pulse_lowrank.log",
     params:
-        nb=notebook_params("pulse"),
-        csvs=lambda wc, input: ",".join(input.csvs),
+        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
     resources:
         **res("pulse_lowrank"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p out_csv {output.csv:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
         "-p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
@@ -99,12 +97,11 @@ rule pulse_theory:
         nb=f"{LOG}/pulse_theory.log",
     threads: THREADS
     params:
-        nb=notebook_params("pulse"),
-        csvs=lambda wc, input: ",".join(input.csvs),
+        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
     resources:
         **res("pulse_theory"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
         "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
 
 
@@ -146,12 +143,9 @@ rule pulse_coverage:
         progress=f"{LOG}/pulse_coverage.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("pulse"),
-        summaries=lambda wc, input: ",".join(input.summaries),
-        ratios=lambda wc, input: ",".join(input.ratios),
+        nb=lambda wc, input: notebook_params("pulse", in_summaries=input.summaries, in_ratios=input.ratios),
     resources:
         **res("pulse_coverage"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_summaries {params.summaries:q} "
-        "-p in_ratios {params.ratios:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
         "-p out_claims {output.claims:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"

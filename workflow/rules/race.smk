@@ -63,13 +63,12 @@ rule race:
         progress=f"{LOG}/race.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("race"),
-        accs=lambda wc, input: ",".join(input.accs + input.split_accs),
-        split_fig=lambda wc, output: output.get("split_fig", ""),
+        nb=lambda wc, input, output: notebook_params("race", in_accs=input.accs + input.split_accs,
+                                                     out_split_fig=output.get("split_fig")),
     resources:
         **res("race"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_accs {params.accs:q} -p out_acc {output.acc:q} "
-        "-p out_cb {output.cb:q} -p out_fig {output.fig:q} -p out_split_fig {params.split_fig:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_acc {output.acc:q} "
+        "-p out_cb {output.cb:q} -p out_fig {output.fig:q} "
         "-p out_claims {output.claims:q} -p threads {threads} "
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"

@@ -58,12 +58,11 @@ rule robin_summary:
     log:
         nb=f"{LOG}/robin_summary.log",
     params:
-        nb=notebook_params("robin"),
-        csvs=lambda wc, input: ",".join(input.csvs),
+        nb=lambda wc, input: notebook_params("robin", in_csvs=input.csvs),
     resources:
         **res("robin_summary"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
         "-p out_fig3 {output.fig3:q} -p out_fig8 {output.fig8:q} -p out_fig6 {output.fig6:q} "
         "-p out_table2 {output.table2:q} -p out_table2_md {output.table2_md:q} -p out_claims {output.claims:q} "
         "> {log.nb:q} 2>&1"

@@ -38,13 +38,11 @@ rule zhou_fig3:
     log:
         nb=f"{LOG}/zhou_fig3_summary.log",
     params:
-        nb=notebook_params("zhou"),
-        csvs=lambda wc, input: ",".join(input.csvs),
-        settles=lambda wc, input: ",".join(input.settles),
+        nb=lambda wc, input: notebook_params("zhou", in_csvs=input.csvs, in_settles=input.settles),
     resources:
         **res("zhou_fig3"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p in_settles {params.settles:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
         "-p out_fig {output.fig:q} -p out_reach {output.reach:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
 
 
@@ -103,12 +101,11 @@ rule zhou_fig4:
         progress=f"{LOG}/zhou_fig4_ablations.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("zhou"),
-        csvs=lambda wc, input: ",".join(input.csvs),
+        nb=lambda wc, input: notebook_params("zhou", in_csvs=input.csvs),
     resources:
         **res("zhou_fig4"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_csvs {params.csvs:q} -p out_csv {output.csv:q} "
+        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
         "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
         "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
 

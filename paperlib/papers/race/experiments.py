@@ -123,7 +123,19 @@ def accuracy_table(cfg: dict, device=None, progress: bool = False) -> pd.DataFra
     have = [name for name in cfg["datasets"] if datasets.available(name)]
     tables = [dataset_accuracy(cfg, name, device, progress) for name in have]
     tables += [split_accuracy(cfg, name, device, progress) for name in split_datasets(cfg)]
-    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(ACCURACY_COLUMNS))
+
+
+#: Columns of a race accuracy table (:func:`dataset_accuracy`, :func:`split_accuracy`).
+ACCURACY_COLUMNS = ("dataset", "kind", "n", "m", "method", "budget", "frac", "accuracy", "ci_low", "ci_high", "reps",
+                    "wall_s", "split_seed", "fit_rank")
+
+
+def read_accuracy(paths) -> pd.DataFrame:
+    """The per-matrix accuracy tables of the workflow, concatenated; an empty list (a run with no real matrix)
+    gives an empty table with the race's columns."""
+    tables = [pd.read_csv(p) for p in paths]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(ACCURACY_COLUMNS))
 
 
 def confidence_budgets(acc: pd.DataFrame, levels, grid) -> pd.DataFrame:
@@ -134,7 +146,7 @@ def confidence_budgets(acc: pd.DataFrame, levels, grid) -> pd.DataFrame:
         for level in levels:
             out.append(dict(dataset=ds, method=meth, level=level,
                             cb=confidence_budget(np.asarray(grid)[: len(g)], g.accuracy.to_numpy(), level)))
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=["dataset", "method", "level", "cb"])
 
 
 def winners(cb: pd.DataFrame, level: float, tol: float) -> pd.DataFrame:
