@@ -41,6 +41,27 @@ def states_uncertainty(c: Claim) -> bool:
     return c.verdict == "untestable" or any(m in text for m in UNCERTAINTY_MARKERS)
 
 
+#: The phrase with which a row's evidence says what rules out a fault of ours behind a "fails" verdict (a run of the
+#: authors' code on the same data, an exact computation, an independent re-derivation).
+EXCLUDES = "excludes our error:"
+
+
+def charged_to_paper(c: Claim) -> Claim:
+    """A published statement is said to fail only when the evidence rules out our own error.
+
+    A row of a paper (not a ``paperlib`` row) with verdict ``fails`` whose evidence does not contain
+    :data:`EXCLUDES` becomes ``inconclusive``, its measurement kept and the reason added: our run disagrees with the
+    paper, but nothing yet separates a mistake of the paper from one of ours (implementation, inferred settings,
+    declared reductions).
+    """
+    if c.verdict != "fails" or c.paper.startswith("paperlib") or EXCLUDES in c.evidence:
+        return c
+    return replace(c, verdict="inconclusive",
+                   measured=f"{c.measured}. Fails in our run, but nothing here excludes our own error (no run of the "
+                            "authors' code on the same data, no independent re-derivation), so it is not charged to "
+                            "the paper")
+
+
 def all_any(ok) -> str:
     """The verdict of a claim made for every case: ``holds`` if all cases agree, ``partly`` if some do,
     ``fails`` if none do (or there is no case)."""
@@ -120,12 +141,14 @@ def readme_block(readme: str, profile: str) -> str | None:
 def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None = None) -> list[Claim]:
     """Concatenate fragment CSVs (in the given order) into the ledger CSV and Markdown.
 
-    ``run_on`` (the profile's ``run_on``: machine and declared reductions) is appended to every row's
+    A paper's ``fails`` row without a check that excludes our own error is written as ``inconclusive``
+    (:func:`charged_to_paper`). ``run_on`` (the profile's ``run_on``: machine and declared reductions) is appended to every row's
     evidence and stated under the Markdown title, so that each row says where it was measured.
     """
     claims = []
     for f in fragments:
         claims.extend(read(f))
+    claims = [charged_to_paper(c) for c in claims]
     if run_on:
         claims = [replace(c, evidence=f"{c.evidence}; run on {run_on}") for c in claims]
     silent = [c.claim for c in claims if not states_uncertainty(c)]

@@ -27,6 +27,9 @@ from .experiments import (
 )
 
 PAPER = "Saha et al. 2026 (ROBIN)"
+#: Rows that test our reading of the paper's practice (Remark 1's plug-in variance for bounded judges, the t0 and
+#: UCB form we infer for the experiments), not a statement the paper makes: not counted in the paper's tally.
+PAPERLIB_SETTINGS = "paperlib (ROBIN settings)"
 HALF_BUDGET_FRAC = 0.6             # "about 50k of 100k": reached by 60% of the budget
 BETWEEN_HOLDS, BETWEEN_PARTLY = 0.9, 0.5
 ALPHA = 0.05                       # Welch test level of Table 2
@@ -250,7 +253,9 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         PAPER, "Lemma 2 (allocation profile of ROBIN)",
         "ROBIN queries item i between floor(lambda_i B) and ceil(lambda_i B) times, lambda_i = sigma_i^2 / sum sigma^2",
         f"[synthetic] exact allocations of Alg. 1 over {lemma2['configs']} (K, B, variance profile) configurations, "
-        "K 2-200, B from K+1 to 100K+1, 3 tie-breaking seeds each",
+        "K 2-200, B from K+1 to 100K+1, 3 tie-breaking seeds each; excludes our error: the allocations are computed "
+        "exactly (no sampling), and the same allocations satisfy the corrected bound ceil(lambda_i (B - K)) <= n_i; the "
+        "lower bound fails when B is close to K or the spread of variances is very uneven",
         f"lower bound violated in {lemma2['lower_violations']}/{lemma2['configs']} configurations "
         + (f"(worst: K={ex['K']}, B={ex['B']}, {ex['profile']}: shortfall {ex['worst_shortfall']:.0f} queries)" if ex else "")
         + f"; upper bound violated in {lemma2['upper_violations']}; corrected bound ceil(lambda_i (B - K)) <= n_i <= "
@@ -264,16 +269,20 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         scope = "" if t.get("gaussian", True) else (
             " [judge outside the theorem's Gaussian assumption: a test of Remark 1's practice of plugging the score "
             "variance into the same bound, not of the theorem]")
+        owner = PAPER if t.get("gaussian", True) else PAPERLIB_SETTINGS
         out.append(Claim(
-            PAPER, f"{tag}Theorem 3 as boxed ({t['judge']})",
+            owner, f"{tag}Theorem 3 as boxed ({t['judge']})",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))" + scope,
             f"[synthetic] {t['reps']} ROBIN runs, K={t['K']}, B={t['B']}, delta={t['delta']}, "
-            "sigma_i^2 = the judge's score variance; rule: fails if the exact 95% interval of the rate lies above delta",
+            "sigma_i^2 = the judge's score variance; rule: fails if the exact 95% interval of the rate lies above delta"
+            + ("; excludes our error: the same runs satisfy the paper's own Eq. (4) (the row below), so the allocation "
+               "and the WCE are computed right and the boxed constant (a factor 2 short inside the root) is what fails"
+               if t.get("gaussian", True) else ""),
             f"bound {t['box']['bound']:.3f} exceeded in {rate_text(t['box'], t['reps'])} vs claimed <= {t['delta']}",
             t["box"]["verdict"],
         ))
         out.append(Claim(
-            PAPER, f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
+            owner, f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))" + scope,
             "[synthetic] same runs as the row above; same rule",
             f"bound {t['eq4']['bound']:.3f} exceeded in {rate_text(t['eq4'], t['reps'])} vs claimed <= {t['delta']}",
@@ -296,7 +305,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
     out.append(Claim(
         PAPER, "Theorem 8 (variance concentration, as quoted from Laurent & Massart)",
         "P(|s^2 - sigma^2| >= 2 sigma^2 sqrt(log(2/delta)/n)) <= delta for n Gaussian draws",
-        f"[none] exact chi-square probabilities on a grid of {thm8['cells']} (n, delta) cells",
+        f"[none] exact chi-square probabilities on a grid of {thm8['cells']} (n, delta) cells; excludes our error: "
+        "exact tail probabilities (scipy.stats.chi2), no simulation",
         f"violated in {nbad} cells"
         + (f" (worst: n={worst[0]}, delta={worst[1]:g}: probability {worst[2]:.3g})" if worst else "")
         + f"; Laurent-Massart's own form (extra 2x/(n-1) term on the upper side) violated in "
@@ -327,7 +337,7 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
             f"t0 = {th['t0']}: {rate_text(a, th['reps'])} vs claimed <= {a['claimed']:.3g}", a["verdict"]))
         if b is not None:
             out.append(Claim(
-                PAPER, f"{name}, experiments' regime (our inferred UCB form)", stmt,
+                PAPERLIB_SETTINGS, f"{name}, experiments' regime (our inferred UCB form)", stmt,
                 f"[synthetic] same judge, {exp['reps']} ROBIN-HOOD runs with the experiments' t0 = 4 ln(1/delta) and the "
                 "log(1/delta) UCB we infer from it (outside the statement's assumptions: a test of our reading of "
                 "Sec. 5.1, not of the paper's result); same rule",
