@@ -10,8 +10,10 @@ import csv
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from .decide import Verdict, all_any  # noqa: F401  (all_any: the rule many builders import from here)
+
 COLUMNS = ("paper", "claim", "statement", "evidence", "measured", "verdict")
-VERDICTS = ("holds", "fails", "partly", "inconclusive", "untestable")
+VERDICTS = tuple(v.value for v in Verdict)
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class Claim:
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        object.__setattr__(self, "verdict", Verdict(self.verdict).value)
 
 
 UNCERTAINTY_MARKERS = ("95% CI", "interval", "(se ", "+-", "p = ", "p < ", "exact", "Welch", "Fisher", "Wilcoxon",
@@ -62,13 +65,12 @@ def charged_to_paper(c: Claim) -> Claim:
                             "the paper")
 
 
-def all_any(ok) -> str:
-    """The verdict of a claim made for every case: ``holds`` if all cases agree, ``partly`` if some do,
-    ``fails`` if none do (or there is no case)."""
-    import numpy as np
-
-    ok = np.asarray(ok, dtype=bool)
-    return "holds" if ok.size and ok.all() else ("partly" if ok.any() else "fails")
+def not_charged(c: Claim, reason: str) -> Claim:
+    """A paper's ``fails`` row written ``inconclusive`` with the specific ``reason`` why our run cannot be charged
+    to the paper (different matrices, grading or repetitions); other rows unchanged."""
+    if c.verdict != "fails" or c.paper.startswith("paperlib"):
+        return c
+    return replace(c, verdict="inconclusive", measured=f"{c.measured}. Fails in our run, not charged to the paper: {reason}")
 
 
 def with_id(c: Claim, prefix: str) -> Claim:

@@ -56,6 +56,8 @@ class CoverageProbe(PULSE):
         self.S = torch.tensor(np.asarray(scores), dtype=torch.float64, device=self.device)
         self.flip = bool(flip)
         self.vz_sum = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
+        self.lam_sum = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
+        self.lam_steps = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
 
     def _row_predictions(self, pick):
         pred = super()._row_predictions(pick)
@@ -65,6 +67,8 @@ class CoverageProbe(PULSE):
         theta, Z, lam, pred, unobs = super()._dr_step(pick, cols, sb)
         resid = self.S[pick] - lam[:, None] * pred
         self.vz_sum[self._rep_index, pick] += batch_z_variance(resid, unobs, cols.shape[1])
+        self.lam_sum[self._rep_index, pick] += lam.double()
+        self.lam_steps[self._rep_index, pick] += 1.0
         return theta, Z, lam, pred, unobs
 
     def _update(self, rows, cols, scores):
@@ -110,7 +114,8 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
         frames.append(pd.DataFrame({
             "pool": pool, "data": inst.test.kind, "kind": kind, "budget": b, "run": np.repeat(np.arange(reps), n), "model": np.tile(np.arange(n), reps),
             "K": K.ravel().astype(int), "err": np.abs(policy.estimate().cpu().numpy() - mu[None, :]).ravel(),
-            "V": (policy.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m}))
+            "V": (policy.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m,
+            "lam": (policy.lam_sum / policy.lam_steps).cpu().numpy().ravel()}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -154,8 +159,20 @@ def violation_summary(df: pd.DataFrame, n_boot: int = 2000, seed: int = 0, alpha
                         cells_significant=int((p < alpha / max(len(cells), 1)).sum()),
                         ratio_max=float((inf.err / inf.radius).max()) if len(inf) else float("nan"),
                         radius_median=float(inf.radius.median()) if len(inf) else float("nan"),
-                        err_median=float(inf.err.median()) if len(inf) else float("nan")))
+                        err_median=float(inf.err.median()) if len(inf) else float("nan"),
+                        **_lambda_used(g)))
     return pd.DataFrame(out)
+
+
+def _lambda_used(g: pd.DataFrame) -> dict:
+    """How much the predictions entered the estimates: at the last checkpoint, the mean over (run, model) of each
+    model's mean lambda over its one-step estimators (0: the observation-only estimator; 1: the full correction),
+    and the share of (run, model) whose mean lambda is below 0.1."""
+    if "lam" not in g:
+        return dict(lam_mean=float("nan"), lam_low_share=float("nan"))
+    lam = g[g.budget == g.budget.max()].lam.dropna()
+    return dict(lam_mean=float(lam.mean()) if len(lam) else float("nan"),
+                lam_low_share=float((lam < 0.1).mean()) if len(lam) else float("nan"))
 
 
 def coverage_verdict(s: dict) -> str:

@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import fisher_exact
 
+from ...decide import comparison, fisher_counts
 from ...ledger import Claim
 from ...policies import METHODS
 
@@ -31,13 +31,9 @@ def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
                                                     values=["accuracy", "reps"]).dropna()
     if both.empty or ("accuracy", a) not in both or ("accuracy", b) not in both:
         return None
-    better = worse = 0
-    for _, r in both.iterrows():
-        n1, n2 = int(r[("reps", a)]), int(r[("reps", b)])
-        k1, k2 = round(r[("accuracy", a)] * n1), round(r[("accuracy", b)] * n2)
-        if fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue < 0.05:
-            better += k1 / n1 > k2 / n2
-            worse += k1 / n1 < k2 / n2
+    n1, n2 = both[("reps", a)].astype(int).to_numpy(), both[("reps", b)].astype(int).to_numpy()
+    k1, k2 = (both[("accuracy", a)] * n1).round().astype(int), (both[("accuracy", b)] * n2).round().astype(int)
+    better, worse, _ = fisher_counts(k1, n1, k2, n2)
     gap = float((both[("accuracy", a)] - both[("accuracy", b)]).mean())
     return PointComparison(better, worse, both, gap, int(both[("reps", a)].iloc[0]))
 
@@ -55,7 +51,7 @@ def sysrs_vs_ucbe_claim(acc: pd.DataFrame) -> Claim:
         return Claim(PAPER, "race-sysrs-beats-ucbe", "SySRs finds the best model more often than UCB-E.",
                      "[real] not run in this profile", "no interval: not run", "untestable")
     better, worse, both, gap, reps = res
-    verdict = "holds" if better and not worse else ("partly" if better else "fails")
+    verdict = comparison(better, worse)
     return Claim(PAPER, "race-sysrs-beats-ucbe",
                  "SySRs (Lyu et al. 2026) finds the best model more often than UCB-E on real matrices.",
                  _grid_text(both, reps),
@@ -74,8 +70,7 @@ def sysh_vs_sysrs_claim(acc: pd.DataFrame, cb: pd.DataFrame, level: float = 0.95
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb").fillna(np.inf)
     diff = (t["sysh"] - t["sysrs"]).replace(np.nan, 0.0)
     lower, higher = int((diff < -tol - 1e-12).sum()), int((diff > tol + 1e-12).sum())
-    verdict = ("inconclusive" if not better and not worse else "holds" if not worse else
-               "partly" if better else "fails")
+    verdict = comparison(better, worse)
     return Claim(PAPER, "ours-sysh",
                  "SySH (ours: Sequential Halving with SySRs' synchronized examples) finds the best model more often "
                  "than SySRs on real matrices.",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...ledger import Claim, all_any
+from ...decide import all_any, comparison, equivalence
+from ...ledger import Claim, not_charged
 from ...policies import label
 from ...stats import clopper_pearson
 
@@ -25,6 +26,17 @@ WARMUP_NEAR_BEST = 0.05
 LOW_RANK_SHARE = 0.9       # share of the squared Frobenius norm in the top 5 singular values
 BATCH_TIME_RATIO = 16.0    # "b = 2 takes almost 16 times as much time as b = 32"
 Z95 = 1.96
+STRICT_METRIC = "top1 gap eps=0.001"   # top-1 precision that counts only the best method (and exact ties)
+#: Why a "fails" of these rows is not charged to the paper (no run of the authors' banditeval on the same data yet)
+LRF_HARD_REASON = ("the paper's hard matrices (GSM8K/MMLU prompts, H1 up to 1e5) were never published, so our 'harder "
+                   "half' (the stand-ins above the median H1) is another set of matrices; the paper reads the budget to "
+                   "mean precision 1 off Figure 3 with 50 repetitions and no interval, we grade per-repetition settling "
+                   "budgets with bootstrap intervals at the profile's repetitions; banditeval has not been run on the "
+                   "same matrices")
+NDCG_REASON = ("the paper reads NDCG@10 off Figure 3's curves on its own (unpublished) matrices with 50 repetitions and "
+               "no test; our per-dataset rule (better active minus better baseline, averaged over the grid, "
+               "conservative standard errors) at the profile's repetitions is a stricter grading on other matrices; "
+               "banditeval has not been run on the same matrices")
 MIN_REPS_NORMAL = 10       # fewer repetitions: no normal interval is trusted, comparisons are inconclusive
 
 
@@ -54,8 +66,8 @@ def claim_active_beats_baselines(reach: pd.DataFrame, settle: pd.DataFrame | Non
 
     Without ``settle``: the budget to precision 1, active <= best baseline on every dataset. With it,
     per dataset the better active method's mean settling budget minus the better baseline's, with a
-    bootstrap interval: fails if significantly more somewhere, holds if significantly less everywhere,
-    partly if somewhere, else inconclusive.
+    bootstrap interval, graded as every pointwise comparison of the ledger (:func:`paperlib.decide.comparison`):
+    holds if significantly less somewhere and never more, partly if both, fails if only more, else inconclusive.
     """
     piv = reach.pivot(index="dataset", columns="method", values="budget_frac").fillna(np.inf)
     base = piv[[c for c in ("row-mean", "filled-subset", "lrf") if c in piv]].min(axis=1)
@@ -75,9 +87,8 @@ def claim_active_beats_baselines(reach: pd.DataFrame, settle: pd.DataFrame | Non
         _, boot = settle_difference_ci(settle, [d], a, b)
         lo, hi = np.quantile(boot[:, 0], [0.025, 0.975])
         less, more = less + (hi < 0), more + (lo > 0)
-    verdict = "fails" if more else ("holds" if less == len(piv) else "partly" if less else "inconclusive")
     return dict(measured=text + f"; mean settling budget significantly lower than the best baseline's on {less}/{len(piv)} "
-                f"datasets, higher on {more} (bootstrap 95% intervals over repetitions)", verdict=verdict)
+                f"datasets, higher on {more} (bootstrap 95% intervals over repetitions)", verdict=comparison(less, more))
 
 
 def _settle_cap(settle: pd.DataFrame) -> float:
@@ -188,11 +199,20 @@ def fig3_claims(table: pd.DataFrame, reach: pd.DataFrame, gaps: pd.Series | None
             note = ("; rule: bootstrap (2,000 resamples of the repetitions) of the mean settling budget per method: fails "
                     "if UCB-E-LRF needs significantly more on the harder half, holds if significantly less there and UCB-E "
                     "is not significantly worse on the easier half, partly if UCB-E-LRF is better on both, else inconclusive")
+        if cid == "zhou-active-beats-baselines" and settle is not None:
+            note += ("; rule (as every pointwise comparison of the ledger): per dataset a bootstrap 95% interval of the "
+                     "better active method's mean settling budget minus the better baseline's; holds if significantly "
+                     "lower somewhere and never higher, partly if both, fails if only higher, else inconclusive")
         if cid == "zhou-best-5-15pct" and settle is not None:
             r["measured"] += settled_by(settle, CHEAP_FRAC)
-        claims.append(Claim(PAPER, cid, stmt, ev + note, r["measured"], r["verdict"]))
-    claims.append(claim_ndcg(table))
-    claims.append(claim_uniform_needs_90pct(reach, grid_max))
+        c = Claim(PAPER, cid, stmt, ev + note, r["measured"], r["verdict"])
+        claims.append(not_charged(c, LRF_HARD_REASON) if cid == "zhou-lrf-hard-10pct" else c)
+    claims.append(not_charged(claim_ndcg(table), NDCG_REASON))
+    strict = None
+    if STRICT_METRIC in set(table.metric):
+        from .experiments import reach_table
+        strict = reach_table(table, STRICT_METRIC, 1.0)
+    claims.append(claim_uniform_needs_90pct(reach, grid_max, strict))
     if "alpacaeval2_clean" in order:
         a = reach[reach.dataset == "alpacaeval2_clean"].set_index("method").budget_frac
         claims.append(claim_alpaca(a, grid_max, None if settle is None else settle[settle.dataset == "alpacaeval2_clean"]))
@@ -234,34 +254,53 @@ def claim_ndcg(table: pd.DataFrame, k: int = 10) -> Claim:
                  + ", ".join(f"{d} {x:+.3f} (se {e:.3f})" for d, x, e, _ in rows), verdict)
 
 
-def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float) -> Claim:
-    """Sec. 2: uniform sampling (Row Mean Imputation, Alg. 3) needs >= 90% of the pairs on some datasets.
+def _uniform_verdict(need: pd.Series, grid_max: float) -> str:
+    if (need < 0.9).all():
+        return "fails"
+    if (need >= 0.9 - 1e-9).any() and (grid_max >= 0.9 - 1e-9 or np.isfinite(need[need >= 0.9 - 1e-9]).any()):
+        return "holds"
+    return "inconclusive"
 
+
+def _uniform_text(need: pd.Series, grid_max: float) -> str:
+    hard = need.sort_values(ascending=False)
+    return (f"not reached by {grid_max:.0%} on {int((~np.isfinite(need)).sum())}/{len(need)} datasets; hardest: "
+            + ", ".join(f"{d} {'>' + format(grid_max, '.0%') if not np.isfinite(v) else format(v, '.0%')}"
+                        for d, v in hard.head(3).items()))
+
+
+def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float, strict: pd.DataFrame | None = None) -> Claim:
+    """Sec. 2: uniform sampling (Row Mean Imputation, Alg. 3) needs >= 90% of the pairs on some datasets
+    "to predict the best method correctly".
+
+    ``reach`` is the budget to top-1 precision 1 at eps = 0.01, ``strict`` the same at eps = 0.001. The
+    statement is about the best method itself, and eps = 0.01 also counts a runner-up within 0.01 as correct, so
+    with ``strict`` the verdict is read at eps = 0.001 and the eps = 0.01 reading is reported beside it.
     Untestable as a 'holds' on a grid that stops below 90%: unreached by the grid maximum is then
     consistent with the claim but does not show it (inconclusive); every dataset reached below 90% fails it.
     """
+    stmt = "Uniform sampling needs >= 90% of all pairs on some datasets to predict the best method correctly (Sec. 2)"
     rm = reach[reach.method == "row-mean"].set_index("dataset").budget_frac
     if rm.empty:
-        return Claim(PAPER, "zhou-uniform-90pct", "Uniform sampling needs >= 90% of all pairs on some datasets (Sec. 2)",
-                     "row-mean not run", "-", "untestable")
+        return Claim(PAPER, "zhou-uniform-90pct", stmt, "row-mean not run", "-", "untestable")
     need = rm.fillna(np.inf)
-    if (need < 0.9).all():
-        verdict = "fails"
-    elif (need >= 0.9 - 1e-9).any() and (grid_max >= 0.9 - 1e-9 or np.isfinite(need[need >= 0.9 - 1e-9]).any()):
-        verdict = "holds"
-    else:
-        verdict = "inconclusive"
-    hard = need.sort_values(ascending=False)
     kinds = "/".join(sorted(set(reach.kind)))
-    return Claim(PAPER, "zhou-uniform-90pct", "Uniform sampling needs >= 90% of all pairs on some datasets (Sec. 2)",
-                 f"[{kinds}] Row Mean Imputation (uniform pairs, Alg. 3), budget at which top-1 precision (eps = 0.01) "
-                 f"reaches 1 and stays; grid up to {grid_max:.0%}; no interval: a grid crossing of the mean over repetitions; "
-                 "rule: holds if some dataset needs >= 90%, fails if "
-                 "every dataset reaches precision 1 below 90%, inconclusive if some dataset is unreached on a grid that "
-                 "stops below 90%",
-                 f"not reached by {grid_max:.0%} on {int((~np.isfinite(need)).sum())}/{len(need)} datasets; hardest: "
-                 + ", ".join(f"{d} {'>' + format(grid_max, '.0%') if not np.isfinite(v) else format(v, '.0%')}"
-                             for d, v in hard.head(3).items()), verdict)
+    rule = ("no interval: a grid crossing of the mean over repetitions; rule: holds if some dataset needs >= 90%, "
+            "fails if every dataset reaches precision 1 below 90%, inconclusive if some dataset is unreached on a grid "
+            "that stops below 90%")
+    if strict is None:
+        return Claim(PAPER, "zhou-uniform-90pct", stmt,
+                     f"[{kinds}] Row Mean Imputation (uniform pairs, Alg. 3), budget at which top-1 precision (eps = 0.01) "
+                     f"reaches 1 and stays; grid up to {grid_max:.0%}; {rule}",
+                     _uniform_text(need, grid_max), _uniform_verdict(need, grid_max))
+    need_s = strict[strict.method == "row-mean"].set_index("dataset").budget_frac.fillna(np.inf)
+    return Claim(PAPER, "zhou-uniform-90pct", stmt,
+                 f"[{kinds}] Row Mean Imputation (uniform pairs, Alg. 3), budget at which top-1 precision reaches 1 and "
+                 f"stays; grid up to {grid_max:.0%}; read at eps = 0.001 (the best method itself: eps = 0.01 also counts "
+                 f"a runner-up within 0.01 as correct); {rule}",
+                 f"eps = 0.001 ({_uniform_verdict(need_s, grid_max)}): {_uniform_text(need_s, grid_max)} || eps = 0.01 "
+                 f"({_uniform_verdict(need, grid_max)}): {_uniform_text(need, grid_max)}",
+                 _uniform_verdict(need_s, grid_max))
 
 
 def claim_alpaca(a: pd.Series, grid_max: float, settle: pd.DataFrame | None = None) -> Claim:
@@ -319,21 +358,9 @@ def _setting_diff(mean: pd.Series, se: pd.Series, d: str, f: str, a, b) -> tuple
 
 
 def similar_verdict(pairs: list[tuple[float, float]], similar: float, drastic: float, reps: int | None) -> str:
-    """'Performance is similar across settings', from pairwise differences (d, se).
-
-    holds if every |d| + 1.96 se <= ``similar`` (equivalence shown); fails if some |d| - 1.96 se > ``drastic``
-    (a significantly drastic difference); partly if some difference is significant but none drastic;
-    else inconclusive. Never holds or partly with fewer than ``MIN_REPS_NORMAL`` repetitions.
-    """
-    if not pairs:
-        return "untestable"
-    if reps is None or reps < MIN_REPS_NORMAL:
-        return "inconclusive"
-    if any(abs(d) - Z95 * e > drastic for d, e in pairs):
-        return "fails"
-    if all(abs(d) + Z95 * e <= similar for d, e in pairs):
-        return "holds"
-    return "partly" if any(abs(d) > Z95 * e for d, e in pairs) else "inconclusive"
+    """'Performance is similar across settings' (:func:`paperlib.decide.equivalence`), never ``holds`` or
+    ``partly`` with fewer than ``MIN_REPS_NORMAL`` repetitions (or an unknown number)."""
+    return equivalence(pairs, similar, drastic, enough=reps is not None and reps >= MIN_REPS_NORMAL)
 
 
 def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, metric: str,
@@ -448,6 +475,11 @@ def corollary1_claims(res: pd.DataFrame, vac: pd.DataFrame, shape: tuple[int, in
     ]
 
 
+def kinds_of(table: pd.DataFrame) -> str:
+    """The data kinds of a table's rows, as the evidence tag writes them ('real', 'real/synthetic')."""
+    return "/".join(sorted(set(table.kind))) if "kind" in table else "unknown"
+
+
 def _significant(d: float, se: float, reps: int | None) -> int:
     """+1 / -1 if the difference ``d`` is significantly positive / negative (normal 95%), else 0.
 
@@ -494,14 +526,17 @@ def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, e
                      reps_note + "; rule: fails if some r beats r = 1 significantly, holds if r = 1 is significantly better "
                      "everywhere, partly if somewhere, else inconclusive",
                      "r=1 minus r: " + ", ".join(f"{d} r={r}: {c[0]:+.2f} (se {c[1]:.2f})" for d, r, c in diffs), verdict))
+    timed = "batch_time" if (abl.factor == "batch_time").any() else "batch_size"
     wall = abl.groupby(["dataset", "factor", "setting"]).wall_s.first()
-    ratios = {d: wall.get((d, "batch_size", "2"), np.nan) / wall.get((d, "batch_size", "32"), np.nan) for d in names}
+    ratios = {d: wall.get((d, timed, "2"), np.nan) / wall.get((d, timed, "32"), np.nan) for d in names}
     ok = [BATCH_TIME_RATIO / 2 <= r <= BATCH_TIME_RATIO * 2 for r in ratios.values() if np.isfinite(r)]
+    setting = ("dedicated timing runs (factor batch_time) refitted after every batch, the paper's setting"
+               if timed == "batch_time" else "the batch-size ablation's own runs, at the profile's refit_growth")
     out.append(Claim(PAPER, "zhou-ablation-batch-time", "With b = 2, UCB-E-LRF takes almost 16 times as much time as with b = 32",
-                     ev.replace("mean top-1 precision (eps=0.01) over the ablation grid",
-                                "wall time of the same repetitions to the largest budget of the ablation grid (the paper "
-                                "times to precision 1); one timing per setting, no interval; rule: holds if the ratio is "
-                                "within a factor 2 of 16"),
+                     f"[{kinds_of(abl)}] notebooks/zhou_fig4_ablations.ipynb; wall time of UCB-E-LRF to the largest budget "
+                     f"of the ablation grid at b = 2 and b = 32, {setting} (the paper times to precision 1); one timing "
+                     "per setting, no interval; rule: holds if the ratio is within a factor 2 of 16 on every dataset, "
+                     "partly if on some, fails if on none",
                      "wall-time ratio b=2 / b=32: " + ", ".join(f"{d} {r:.1f}x" for d, r in ratios.items()),
                      "untestable" if not ok else all_any(ok)))
     return out

@@ -1,0 +1,96 @@
+"""Verdicts and the decision rules the ledger rows share.
+
+Every claim builder turns its measurements into a :class:`Verdict` through one of these rules, so that
+the same kind of evidence is graded the same way in every paper: counts of significant differences
+(:func:`comparison`), a bound checked with intervals (:func:`within_limit`), an equivalence margin
+(:func:`equivalence`), a claim made for every case (:func:`all_any`), and the exact test behind the counts
+of pointwise comparisons (:func:`fisher_counts`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import numpy as np
+
+Z95 = 1.96
+
+
+class Verdict(StrEnum):
+    """The verdict of a ledger row; a ``str``, so rows and CSV cells hold the plain word."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    PARTLY = "partly"
+    INCONCLUSIVE = "inconclusive"
+    UNTESTABLE = "untestable"
+
+
+def all_any(ok) -> Verdict:
+    """A claim made for every case: ``holds`` if all cases agree, ``partly`` if some do, ``fails`` if none do
+    (or there is no case)."""
+    ok = np.asarray(ok, dtype=bool)
+    return Verdict.HOLDS if ok.size and ok.all() else (Verdict.PARTLY if ok.any() else Verdict.FAILS)
+
+
+def comparison(better: int, worse: int) -> Verdict:
+    """'A does better than B', from the number of points (datasets, budgets) where A is significantly better
+    and significantly worse: ``holds`` if better somewhere and never worse, ``partly`` if both, ``fails`` if only
+    worse, ``inconclusive`` if neither (no difference is shown either way)."""
+    if better and not worse:
+        return Verdict.HOLDS
+    if better:
+        return Verdict.PARTLY
+    return Verdict.FAILS if worse else Verdict.INCONCLUSIVE
+
+
+def within_limit(lo, hi, limit, atol: float = 1e-9) -> Verdict:
+    """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
+
+    ``fails`` if some interval lies entirely above the limit (a significant violation), ``holds`` if every
+    interval lies at or below it, ``inconclusive`` otherwise. ``atol`` absorbs rounding where both sides are
+    exactly zero.
+    """
+    lo, hi, limit = (np.asarray(x, dtype=float) for x in (lo, hi, limit))
+    if (lo > limit + atol).any():
+        return Verdict.FAILS
+    return Verdict.HOLDS if (hi <= limit + atol).all() else Verdict.INCONCLUSIVE
+
+
+def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> Verdict:
+    """'Performance is similar across settings', from differences ``(d, se)`` with normal 95% intervals.
+
+    ``holds`` if every |d| + 1.96 se <= ``similar`` (equivalence shown, the TOST reading); ``fails`` if some
+    |d| - 1.96 se > ``drastic``; ``partly`` if some difference is significant but none drastic; else
+    ``inconclusive``; always ``inconclusive`` when not ``enough`` repetitions stand behind the intervals.
+    """
+    pairs = list(pairs)
+    if not pairs:
+        return Verdict.UNTESTABLE
+    if not enough:
+        return Verdict.INCONCLUSIVE
+    if any(abs(d) - Z95 * e > drastic for d, e in pairs):
+        return Verdict.FAILS
+    if all(abs(d) + Z95 * e <= similar for d, e in pairs):
+        return Verdict.HOLDS
+    return Verdict.PARTLY if any(abs(d) > Z95 * e for d, e in pairs) else Verdict.INCONCLUSIVE
+
+
+def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
+    """Per point, two success counts ``k1 / n1`` and ``k2 / n2`` compared by Fisher's exact two-sided test.
+
+    Returns (points where the first is significantly higher, significantly lower, points where the two rates
+    differ at all), from scipy's :func:`~scipy.stats.fisher_exact`.
+    """
+    from scipy.stats import fisher_exact
+
+    up = down = differ = 0
+    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
+                            strict=True):
+        if a * nb == b * na:
+            continue
+        differ += 1
+        if fisher_exact([[a, na - a], [b, nb - b]]).pvalue < alpha:
+            up, down = (up + 1, down) if a / na > b / nb else (up, down + 1)
+    return up, down, differ
+

@@ -1,0 +1,47 @@
+"""The shared decision rules (paperlib.decide), on cases whose verdict follows from the rule's wording."""
+
+import numpy as np
+import pytest
+
+from paperlib.decide import Verdict, all_any, comparison, equivalence, fisher_counts, within_limit
+from paperlib.ledger import VERDICTS, Claim
+
+
+def test_verdicts_are_plain_words_in_rows():
+    c = Claim("p", "c", "s", "e", "m", Verdict.PARTLY)
+    assert c.verdict == "partly" and type(c.verdict) is str
+    assert VERDICTS == ("holds", "fails", "partly", "inconclusive", "untestable")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        Claim("p", "c", "s", "e", "m", "mostly")
+
+
+@pytest.mark.parametrize("better,worse,verdict", [(3, 0, "holds"), (3, 1, "partly"), (1, 3, "partly"),
+                                                  (0, 2, "fails"), (0, 0, "inconclusive")])
+def test_comparison_counts_significant_points_both_ways(better, worse, verdict):
+    assert comparison(better, worse) == verdict
+
+
+def test_within_limit_reads_intervals_against_the_bound():
+    assert within_limit([0.1, 0.2], [0.3, 0.9], 1.0) == "holds"
+    assert within_limit([0.1, 1.01], [0.3, 1.2], 1.0) == "fails"
+    assert within_limit([0.1, 0.9], [0.3, 1.1], 1.0) == "inconclusive"
+
+
+def test_equivalence_needs_intervals_inside_the_margin():
+    # differences with se 0.01: half-width 0.0196
+    assert equivalence([(0.05, 0.01)], similar=0.1, drastic=0.3) == "holds"      # 0.0696 <= 0.1
+    assert equivalence([(0.09, 0.01)], similar=0.1, drastic=0.3) == "partly"     # significant, not shown within 0.1
+    assert equivalence([(0.35, 0.01)], similar=0.1, drastic=0.3) == "fails"      # 0.33 > 0.3 beyond doubt
+    assert equivalence([(0.01, 0.1)], similar=0.1, drastic=0.3) == "inconclusive"
+    assert equivalence([(0.05, 0.01)], similar=0.1, drastic=0.3, enough=False) == "inconclusive"
+    assert equivalence([], similar=0.1, drastic=0.3) == "untestable"
+
+
+def test_fisher_counts_against_scipy_on_a_textbook_table():
+    # 45/50 vs 30/50: Fisher's two-sided p = 0.00083 (significant); 26/50 vs 25/50 is not; equal rates do not differ
+    up, down, differ = fisher_counts([45, 26, 20, 25], [50, 50, 50, 50], [30, 25, 40, 25], [50, 50, 50, 50])
+    assert (up, down, differ) == (1, 1, 3)
+
+
+def test_all_any():
+    assert all_any(np.array([True, True])) == "holds" and all_any([]) == "fails"
