@@ -73,12 +73,18 @@ def not_charged(c: Claim, reason: str) -> Claim:
     return replace(c, verdict="inconclusive", measured=f"{c.measured}. Fails in our run, not charged to the paper: {reason}")
 
 
-def with_id(c: Claim, prefix: str) -> Claim:
-    """The row with ``claim`` = ``<prefix>-`` + a slug of its name; the name prefixes the statement."""
+def titled(paper: str, cid: str, title: str, statement: str, evidence: str, measured: str, verdict: str) -> Claim:
+    """A row whose statement opens with its display ``title`` (where in the paper it is); ``cid`` is the row's
+    stable id, written by hand so that rewording a title never renames a row."""
+    return Claim(paper, cid, f"{title}: {statement}", evidence, measured, verdict)
+
+
+def key(text: str) -> str:
+    """A data label (a judge, a kind of predictions) as it appears inside a hand-written id: lower case, runs of
+    other characters as one hyphen."""
     import re
 
-    slug = re.sub(r"[^a-z0-9]+", "-", c.claim.lower()).strip("-")
-    return Claim(c.paper, f"{prefix}-{slug}", f"{c.claim}: {c.statement}", c.evidence, c.measured, c.verdict)
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
 
 def write(claims: list[Claim], path: str | Path) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...decide import all_any, comparison, fisher_counts, within_limit
-from ...ledger import Claim, with_id
+from ...ledger import Claim, key, titled
 from ...policies import label
 from . import experiments as E
 
@@ -36,8 +36,8 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
     bt = E.budget_table(runs)
     pl = bt[(bt.method == "pulse")]
     sav = pl.saving_vs_ucbe
-    return Claim(
-        PAPER, "Savings vs UCB-E (Fig. 1)", "PULSE saves up to 46% of LLM calls relative to UCB-E at 95% accuracy",
+    return titled(
+        PAPER, "pulse-savings-vs-ucb-e-fig-1", "Savings vs UCB-E (Fig. 1)", "PULSE saves up to 46% of LLM calls relative to UCB-E at 95% accuracy",
         f"[{'/'.join(sorted(set(runs.kind)))}] {pl.pool.nunique()} pools, {int(runs.reps.iloc[0])} runs per method, bandit "
         "calls to 95% accuracy; no interval on the crossing; rule: holds if the best pool saves >= 40% and none loses, "
         "partly if some pool saves" + _bias_note(runs),
@@ -52,8 +52,8 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
 def _naive_worst_claim(runs: pd.DataFrame) -> Claim:
     mean_acc = runs[runs.method.isin(THREE)].groupby(["pool", "method"]).accuracy.mean().unstack()
     worst = (mean_acc.idxmin(axis=1) == "naive-pooling") if len(mean_acc) else pd.Series(dtype=bool)
-    return Claim(
-        PAPER, "Naive-Pooling is worst (Sec. 4.1)",
+    return titled(
+        PAPER, "pulse-naive-pooling-is-worst-sec-4-1", "Naive-Pooling is worst (Sec. 4.1)",
         "Naive-Pooling has the lowest accuracy of the three methods across datasets, gaps and budgets",
         f"[{'/'.join(sorted(set(runs.kind)))}] mean Accuracy@t over the budget grid per pool; no interval on the ranking "
         "(per-budget standard errors are in the pool tables); rule: holds if lowest in every pool, partly if in some"
@@ -69,17 +69,15 @@ def _above_claim(runs: pd.DataFrame) -> Claim:
     mean_acc = runs.groupby(["pool", "method"]).accuracy.mean().unstack()
     better = (mean_acc["pulse"] >= mean_acc["ucbe-batch"]) if len(mean_acc) else pd.Series(dtype=bool)
     up, down, differ = _pointwise_tests(runs)
-    return Claim(
-        PAPER, "PULSE above UCB-E throughout (Fig. 2)",
+    return titled(
+        PAPER, "pulse-pulse-above-ucb-e-throughout-fig-2", "PULSE above UCB-E throughout (Fig. 2)",
         "PULSE achieves higher accuracy than UCB-E for every dataset, gap and budget",
         f"[{'/'.join(sorted(set(runs.kind)))}] Accuracy@t per pool and budget; two-sided Fisher exact test of the two "
         f"success counts at each (pool, budget) at level {ALPHA}; rule: fails if PULSE is significantly below UCB-E "
         "somewhere, holds if significantly above wherever the accuracies differ, else inconclusive" + _bias_note(runs),
         f"significantly above UCB-E at {up} and below at {down} of {differ} (pool, budget) points where they differ; "
         f"PULSE >= UCB-E in mean accuracy in {int(better.sum())}/{len(better)} pools and at {_pointwise(runs)}; at the "
-        f"largest budget PULSE is below UCB-E in {_final_below(runs)} pools (Eq. 3 averages every one-step estimate, so "
-        "early noise stays in mu_hat even once a model is fully observed and no longer pulled, while the "
-        "observation-only mean becomes exact)",
+        f"largest budget PULSE is below UCB-E in {_final_below(runs)} pools",
         "fails" if down else ("holds" if differ and up == differ else "inconclusive"),
     )
 
@@ -89,11 +87,11 @@ def _full_test_claim(runs: pd.DataFrame) -> Claim:
     stmt = "on the full Bench 1 / Bench 2 test sets PULSE is above UCB-E and Naive-Pooling at every budget (Fig. 4)"
     full = runs[runs.pool.isin(["bench1-full", "bench2-full"])]
     if full.empty:
-        return Claim(PAPER, "Full test sets (Fig. 4)", stmt,
+        return titled(PAPER, "pulse-full-test-sets-fig-4", "Full test sets (Fig. 4)", stmt,
                      "[none] this profile has no full-test pool (bench1-full / bench2-full are in the paper profile; "
                      "about 1,100 models each, too large for the quick profile's CPU time)", "-", "untestable")
     c = _above_claim(full)
-    return Claim(PAPER, "Full test sets (Fig. 4)", stmt, c.evidence, c.measured, c.verdict)
+    return titled(PAPER, "pulse-full-test-sets-fig-4", "Full test sets (Fig. 4)", stmt, c.evidence, c.measured, c.verdict)
 
 
 def by_data_kind(build, runs: pd.DataFrame) -> Claim:
@@ -122,8 +120,8 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     out.append(_full_test_claim(runs))
     kinds = "/".join(sorted(set(runs.kind)))
     sp = runs[runs.method == "pulse"].groupby("pool").s_per_run.first()
-    out.append(Claim(
-        PAPER, "Run time (Sec. 4.1, App. C.2)", "a PULSE run at T = 540K calls on MMLU-Pro takes about 60 s (A40 GPU)",
+    out.append(titled(
+        PAPER, "pulse-run-time-sec-4-1-app-c-2", "Run time (Sec. 4.1, App. C.2)", "a PULSE run at T = 540K calls on MMLU-Pro takes about 60 s (A40 GPU)",
         f"[{kinds}] wall time per run of our batched implementation at the profile's scale (CPU, R runs batched)",
         "per run: " + ", ".join(f"{k}: {v:.2f} s" for k, v in sp.items())
         + f" at {int(runs.budget.max())} calls or fewer; the T = 540K scale needs the paper profile (GPU) and was not run here",
@@ -132,15 +130,14 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     alp = runs[runs.dataset == "alpacaeval2"]
     if len(alp):
         m = alp.groupby("method").accuracy.mean()
-        out.append(Claim(
-            PAPER, "Non-binary scores (Sec. 5: extension expected with minor changes)",
+        out.append(titled(
+            PAPER, "pulse-non-binary-scores-sec-5-extension-expected-with-minor-changes", "Non-binary scores (Sec. 5: extension expected with minor changes)",
             "PULSE extends to non-binary scores in [0, 1]",
             f"[real] AlpacaEval-2 (continuous scores), seeded train/test split of its models, {int(alp.reps.iloc[0])} runs; "
             "no interval: mean accuracy over the budget grid (per-budget Fisher exact tests are in the Fig. 2 row)",
             "mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items()),
             "holds" if m.get("pulse", 0) >= m.get("ucbe-batch", 1) else "partly",
         ))
-    out = [with_id(c, "pulse") for c in out]
     if "pulse-pw" in set(runs.method):
         out.append(precision_weighting_claim(runs))
     if "pulse-sync" in set(runs.method):
@@ -238,16 +235,16 @@ def _pointwise(runs: pd.DataFrame) -> str:
 
 def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: dict, t2: list[dict]) -> list[Claim]:
     """Lemmas 1, 2, 5, 6 and Theorems 1, 2 from the checkers' results (:mod:`.theory`)."""
-    out = [Claim(
-        PAPER, "Lemma 1 (conditional unbiasedness)", "E[theta_i^t | F_{t-1}] = mu_i when pi, lambda, S_hat are predictable",
+    out = [titled(
+        PAPER, "pulse-lemma-1-conditional-unbiasedness", "Lemma 1 (conditional unbiasedness)", "E[theta_i^t | F_{t-1}] = mu_i when pi, lambda, S_hat are predictable",
         f"[synthetic] exact enumeration over j in U for {l1['trials']} random frozen histories (binary and continuous "
         f"scores, biased predictions, lambda in [0, 1]); Monte Carlo over {l1_mc['reps']} runs",
         f"max |mean_j theta - mu| = {l1['max_abs_error']:.1e}; Monte Carlo mean of theta - mu = {l1_mc['bias']:.2e} "
         f"(|z| = {abs(l1_mc['z']):.2f})",
         "holds" if l1["max_abs_error"] < EXACT_TOL and abs(l1_mc["z"]) < Z_LIMIT else "fails")]
     for t in t1:
-        out.append(Claim(
-            PAPER, f"Theorem 1 tail bound ({t['kind']} predictions)",
+        out.append(titled(
+            PAPER, f"pulse-theorem-1-tail-bound-{key(t['kind'])}-predictions", f"Theorem 1 tail bound ({t['kind']} predictions)",
             "P(|mu_hat - mu| >= eps, |A| = K) <= 2 exp(-eps^2 / (2 (v/(K n^2) + 2 eps/(3K))))",
             f"[synthetic] one model, n={t['n']} binary scores, K={t['K']} draws without replacement, {t['reps']} runs, "
             f"predictable lambda, v = the largest realised mean conditional variance; realised corr(S, S_hat) = {t['corr']:.2f}",
@@ -259,22 +256,22 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
             "holds" if t["tail_ok"] and t["ci_oracle"][1] >= 1 - t["delta"] else "fails"))
     for r in l2:
         out.extend(lemma2_claims(r))
-    out.append(Claim(
-        PAPER, "Lemmas 5 and 6", "Var(S | F) <= n/|U| Var(S_i) (Lemma 5); n SS = n Phi - F^2 (Lemma 6)",
+    out.append(titled(
+        PAPER, "pulse-lemmas-5-and-6", "Lemmas 5 and 6", "Var(S | F) <= n/|U| Var(S_i) (Lemma 5); n SS = n Phi - F^2 (Lemma 6)",
         f"[synthetic] {l56['trials']} random populations and unobserved sets, exact",
         f"Lemma 5 largest excess {l56['lemma5_max_excess']:.2e} (must be <= 0); Lemma 6 largest relative error "
         f"{l56['lemma6_max_rel_error']:.1e}",
         "holds" if l56["lemma5_max_excess"] <= 1e-12 and l56["lemma6_max_rel_error"] < 1e-9 else "fails"))
     inf = [t for t in t2 if t["bound"] > 0]
-    out.append(Claim(
-        PAPER, "Theorem 2 (success guarantee)", "P(i_hat = i*) >= 1 - sum_i sum_K 2 exp(-eps_K^2 / (2 (v/(K n^2) + 2 eps_K/(3K))))",
+    out.append(titled(
+        PAPER, "pulse-theorem-2-success-guarantee", "Theorem 2 (success guarantee)", "P(i_hat = i*) >= 1 - sum_i sum_K 2 exp(-eps_K^2 / (2 (v/(K n^2) + 2 eps_K/(3K))))",
         f"[{'/'.join(sorted({t['kind'] for t in t2}))}] bound evaluated for every pool of the profile at its largest budget, "
         "a = 1 and a = the theorem's largest allowed a, v = n^2/4",
         "; ".join(f"{t['pool']}: bound {t['bound']:.3g} (a=1), {t['bound_amax']:.3g} (a_max={t['a_max']:.3g}); measured "
                   f"PULSE accuracy {t['measured']:.2f}" for t in t2)
         + (". The bound is vacuous (negative) everywhere" if not inf else ""),
         "holds" if inf and all(t["measured"] >= t["bound"] for t in inf) else "untestable"))
-    return [with_id(c, "pulse") for c in out]
+    return out
 
 
 def cv_claims(cv: pd.DataFrame) -> list[Claim]:
@@ -314,8 +311,8 @@ def lemma2_claims(r: dict) -> list[Claim]:
           "Monte Carlo variance of mu_hat (Eq. 3) over that of the observation-only mean (Eq. 4), 95% bootstrap "
           "interval over runs; rule: fails if an interval lies above the limit, holds if all lie at or below it, "
           "else inconclusive")
-    star = Claim(
-        PAPER, f"Lemma 2 variance reduction ({r['kind']} predictions)",
+    star = titled(
+        PAPER, f"pulse-lemma-2-variance-reduction-{key(r['kind'])}-predictions", f"Lemma 2 variance reduction ({r['kind']} predictions)",
         "given the past, at lambda*: Var(Z | F) = (1 - rho^2) Var(Z | F, lambda = 0), so the conditional variance that "
         "Theorem 1 uses is at most the observation-only one",
         f"[synthetic] one model, n={r['n']} binary scores, {r['reps']} runs of K={r['K']} draws without replacement, "
@@ -327,8 +324,9 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "interval) vs the run-average of 1 - rho_t^2: " + _curve_text(c, "ratio_star", "bound")
         + " (the finite-population sampling adds a little at large K)",
         "holds" if r["star_within_bound"] >= 1.0 else "fails")
-    hat = Claim(
-        PAPERLIB_SETTINGS, f"Step 3 predictable lambda no wider ({r['kind']} predictions)",
+    hat = titled(
+        PAPERLIB_SETTINGS, f"pulse-step-3-predictable-lambda-no-wider-{key(r['kind'])}-predictions",
+        f"Step 3 predictable lambda no wider ({r['kind']} predictions)",
         "our reading, not the paper's statement (the paper says only that Step 3 is designed to downweight "
         "uninformative predictions): with the predictable lambda of Step 3, PULSE's CI is no wider than the "
         "observation-only CI",
@@ -348,8 +346,8 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
     strict = int((pl.calls_needed < pl.ucbe_calls).sum())
     unreached = int(((eb.method == "pulse") & eb.calls_needed.isna()).sum())
     by_pool = pl.assign(fewer=fewer).groupby("pool").fewer.mean()
-    return Claim(
-        PAPER, "Effective budget (Fig. 3)",
+    return titled(
+        PAPER, "pulse-effective-budget-fig-3", "Effective budget (Fig. 3)",
         "across all test settings PULSE requires fewer evaluations than UCB-E to reach UCB-E's accuracy at budget B",
         f"[{'/'.join(sorted(set(runs.kind)))}] calls each method needs (linear interpolation on the budget grid) to "
         "reach UCB-E's mean accuracy at each UCB-E budget (a crossing below the grid's first budget counts as that "
@@ -382,8 +380,9 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
         verdict = ("fails" if "fails" in verdicts else "holds" if set(verdicts) <= {"holds", "untestable"}
                    and "holds" in verdicts else "untestable" if set(verdicts) == {"untestable"} else "inconclusive")
         r0 = g.iloc[0]
-        out.append(Claim(
-            PAPER, f"Theorem 1 in the running bandit ({kind} predictions)",
+        out.append(titled(
+            PAPER, f"pulse-theorem-1-in-the-running-bandit-{key(kind)}-predictions",
+            f"Theorem 1 in the running bandit ({kind} predictions)",
             "Theorem 1's interval is valid for the estimate mu_hat (Eq. 3) that the adaptive bandit produces with "
             "refitted predictions",
             f"[{', '.join(sorted(set(g.data)))}] Algorithm 1 run end to end ({int(r0.runs)} runs "
@@ -400,4 +399,4 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
                       f"|error| / radius {r.ratio_max:.2f}, median radius {r.radius_median:.3f} vs median error "
                       f"{r.err_median:.4f}" for r in g.itertuples()),
             verdict))
-    return [with_id(c, "pulse") for c in out]
+    return out

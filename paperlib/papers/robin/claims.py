@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...ledger import Claim, with_id
+from ...ledger import Claim, key, titled
 from ...policies import label
 from .experiments import (
     PAPER_B,
@@ -62,8 +62,8 @@ def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
     farther = int(((t.p < ALPHA) & (t.d > 0)).sum()) if len(t) else 0
     verdict = ("untestable" if t.empty else "fails" if farther > closer else "holds" if closer == len(t) else
                "partly" if closer else "inconclusive")
-    return Claim(
-        PAPER, "Higher delta approaches ROBIN (Sec. 5.2)",
+    return titled(
+        PAPER, "robin-higher-delta-approaches-robin-sec-5-2", "Higher delta approaches ROBIN (Sec. 5.2)",
         "as delta is chosen higher, ROBIN-HOOD's performance approaches that of ROBIN (known variances)",
         f"[{_kinds(t)}] WCE at the full budget, {label(high)} vs {label(low)}, {int(runs.rep.nunique())} runs per method; "
         f"two-sided Welch t-test per cell at level {ALPHA}; rule: holds if the higher delta is significantly closer to "
@@ -77,12 +77,12 @@ def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
 def absent_claims() -> list[Claim]:
     """Statements with no experiment or bound to check, each with the reason."""
     return [
-        Claim(PAPER, "Summarize-from-Feedback experiments (abstract)",
+        titled(PAPER, "robin-summarize-from-feedback-experiments-abstract", "Summarize-from-Feedback experiments (abstract)",
               "Experiments on Summarize-From-Feedback and HelpSteer2 demonstrate that the method outperforms uniform allocation",
               "[none] the paper body (Sec. 5, Figs. 3-9, Table 2) reports HelpSteer2 only; no Summarize-From-Feedback "
               "number, figure or table exists to reproduce",
               "absent from the paper body", "untestable"),
-        Claim(PAPER, "Remark 2 (heavy-tailed and other noise)",
+        titled(PAPER, "robin-remark-2-heavy-tailed-and-other-noise", "Remark 2 (heavy-tailed and other noise)",
               "ROBIN-HOOD works for arbitrary stochastic noise; the WCE analysis extends to sub-exponential and heavy-tailed "
               "noise by substituting the concentration inequalities of Thm. 4 and Lemma 6",
               "[none] the remark states no bound and no substituted inequality, so there is no statement to check; what is "
@@ -102,8 +102,8 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     ht6 = half_budget_table(runs, eq6) if eq6 in set(runs.method_id) else pd.DataFrame()
     ok = ht[ht.frac_needed <= HALF_BUDGET_FRAC]
     syn = ht[ht.kind == "synthetic"]
-    out.append(Claim(
-        PAPER, "Half the queries (Sec. 5.2, Table 2)",
+    out.append(titled(
+        PAPER, "robin-half-the-queries-sec-5-2-table-2", "Half the queries (Sec. 5.2, Table 2)",
         "ROBIN-HOOD reaches Uniform's 100k-query WCE with about 50k queries",
         f"[{_kinds(ht)}] {len(ht)} cells ({cfg['reps']} runs each, budgets scaled to 100,000 x K / 1,017); {label(main)}; "
         "no interval on the crossing of mean WCE curves (the Table 2 row tests each cell at the full budget, Welch)",
@@ -115,8 +115,8 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     ))
     order = ordering_table(runs, main, after_frac=warm + 0.05)
     frac_between = float(order.between.mean()) if len(order) else float("nan")
-    out.append(Claim(
-        PAPER, "ROBIN-HOOD between Uniform and ROBIN (Sec. 5.2)",
+    out.append(titled(
+        PAPER, "robin-robin-hood-between-uniform-and-robin-sec-5-2", "ROBIN-HOOD between Uniform and ROBIN (Sec. 5.2)",
         "ROBIN-HOOD's WCE lies between Uniform's and ROBIN's (known variances) after the warm-up",
         f"[{_kinds(order)}] mean WCE per cell and budget after the warm-up, {label(main)}; no interval: a count of "
         "orderings of mean curves",
@@ -142,8 +142,9 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
                          "main_full": float(m.wce.iloc[-1])})
         pl = pd.DataFrame(rows)
         plateau = pl[(pl.gain_bad < 0.5 * pl.gain_uni) & (pl.bad_full >= pl.main_full)]
-        out.append(Claim(
-            PAPER, f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
+        out.append(titled(
+            PAPER, f"robin-poorly-chosen-delta-fig-5-delta-{key(format(max(cfg['deltas']), 'g'))}",
+            f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
             "with a poorly chosen delta ROBIN-HOOD's WCE plateaus and is overtaken by Uniform",
             f"[{_kinds(pl)}] WCE decrease from half to full budget, {label(bad)} vs Uniform; no interval: a description "
             "of mean curves (the higher-delta row tests the full budget per cell, Welch)",
@@ -162,8 +163,8 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     full = t2[(t2.point == "full") & (t2.method_id == main)]
     sig = full[(full.p_vs_uniform < ALPHA) & (full.wce_mean < t2[(t2.point == "full") & (t2.method_id == UNIFORM)]
                                               .set_index("cell").loc[full.cell].wce_mean.to_numpy())]
-    out.append(Claim(
-        PAPER, "Significance across models and attributes (Table 2)",
+    out.append(titled(
+        PAPER, "robin-significance-across-models-and-attributes-table-2", "Significance across models and attributes (Table 2)",
         "ROBIN-HOOD's WCE differs significantly from Uniform's for every judge and attribute",
         f"[{_kinds(full)}] Welch t-test at the full budget, {cfg['reps']} runs per method, {label(main)}",
         f"ROBIN-HOOD significantly lower (p < 0.05) in {len(sig)}/{len(full)} cells",
@@ -174,8 +175,8 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     if starved is not None and len(starved):
         hi, lo = max(cfg["deltas"]), cfg["main_delta"]
         a, b = starved[starved.delta == hi], starved[starved.delta == lo]
-        out.append(Claim(
-            PAPER, "Why a large delta hurts (Sec. 5.1)",
+        out.append(titled(
+            PAPER, "robin-why-a-large-delta-hurts-sec-5-1", "Why a large delta hurts (Sec. 5.1)",
             f"a high delta is problematic because the variance UCB fails more often (delta = {hi:g} vs {lo:g})",
             f"[{_kinds(starved)}] exact probability that an item with sigma_i > 0 draws identical scores in all t0 "
             "warm-up queries (then sigma_hat = 0, Vbar = 0 < sigma^2, and Alg. 2 never queries it again)",
@@ -187,7 +188,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
         ))
     eb = eb_id(cfg)
     ours = [eb_claim(runs, cfg, main, eb)] if eb in set(runs.method_id) else []
-    return [with_id(c, "robin") for c in out] + ours
+    return out + ours
 
 
 EB_GOAL_FRAC = 0.6
@@ -249,8 +250,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
     """Ledger rows for Lemma 2, Theorem 3, Lemma 6 (and Theorem 8), Corollary 9, Lemma 7, Theorem 5, t0."""
     out = []
     ex = lemma2["example"]
-    out.append(Claim(
-        PAPER, "Lemma 2 (allocation profile of ROBIN)",
+    out.append(titled(
+        PAPER, "robin-lemma-2-allocation-profile-of-robin", "Lemma 2 (allocation profile of ROBIN)",
         "ROBIN queries item i between floor(lambda_i B) and ceil(lambda_i B) times, lambda_i = sigma_i^2 / sum sigma^2",
         f"[synthetic] exact allocations of Alg. 1 over {lemma2['configs']} (K, B, variance profile) configurations, "
         "K 2-200, B from K+1 to 100K+1, 3 tie-breaking seeds each; excludes our error: the allocations are computed "
@@ -266,12 +267,13 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         # Theorem 3 assumes Gaussian (sub-Gaussian with proxy sigma_i^2) scores; for a bounded judge the
         # rows test Remark 1's practice of plugging the score variance into the same bound.
         tag = "" if t.get("gaussian", True) else "Remark 1 practice: "
+        tid = "" if t.get("gaussian", True) else "remark-1-practice-"
         scope = "" if t.get("gaussian", True) else (
             " [judge outside the theorem's Gaussian assumption: a test of Remark 1's practice of plugging the score "
             "variance into the same bound, not of the theorem]")
         owner = PAPER if t.get("gaussian", True) else PAPERLIB_SETTINGS
-        out.append(Claim(
-            owner, f"{tag}Theorem 3 as boxed ({t['judge']})",
+        out.append(titled(
+            owner, f"robin-{tid}theorem-3-as-boxed-{key(t['judge'])}", f"{tag}Theorem 3 as boxed ({t['judge']})",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))" + scope,
             f"[synthetic] {t['reps']} ROBIN runs, K={t['K']}, B={t['B']}, delta={t['delta']}, "
             "sigma_i^2 = the judge's score variance; rule: fails if the exact 95% interval of the rate lies above delta"
@@ -281,8 +283,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
             f"bound {t['box']['bound']:.3f} exceeded in {rate_text(t['box'], t['reps'])} vs claimed <= {t['delta']}",
             t["box"]["verdict"],
         ))
-        out.append(Claim(
-            owner, f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
+        out.append(titled(
+            owner, f"robin-{tid}theorem-3-eq-4-{key(t['judge'])}", f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))" + scope,
             "[synthetic] same runs as the row above; same rule",
             f"bound {t['eq4']['bound']:.3f} exceeded in {rate_text(t['eq4'], t['reps'])} vs claimed <= {t['delta']}",
@@ -290,8 +292,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         ))
     for t in thm3:
         if "bernstein" in t:
-            out.append(Claim(
-                PAPER, f"Theorem 3, Bernstein correction ({t['judge']})",
+            out.append(titled(
+                PAPER, f"robin-theorem-3-bernstein-correction-{key(t['judge'])}", f"Theorem 3, Bernstein correction ({t['judge']})",
                 "for a judge bounded in [a, b]: with prob. >= 1 - delta, WCE <= max_i sqrt(2 sigma_i^2 L / n_i) + "
                 "(b - a) L / (3 n_i), L = log(2K/delta) (our correction: Bernstein + union bound, no sub-Gaussian "
                 "assumption)",
@@ -302,8 +304,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
             ))
     nbad = len(thm8["violations"])
     worst = max(thm8["violations"], key=lambda v: v[2] / v[1]) if nbad else None
-    out.append(Claim(
-        PAPER, "Theorem 8 (variance concentration, as quoted from Laurent & Massart)",
+    out.append(titled(
+        PAPER, "robin-theorem-8-variance-concentration-as-quoted-from-laurent-massart", "Theorem 8 (variance concentration, as quoted from Laurent & Massart)",
         "P(|s^2 - sigma^2| >= 2 sigma^2 sqrt(log(2/delta)/n)) <= delta for n Gaussian draws",
         f"[none] exact chi-square probabilities on a grid of {thm8['cells']} (n, delta) cells; excludes our error: "
         "exact tail probabilities (scipy.stats.chi2), no simulation",
@@ -314,30 +316,31 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         "fails" if nbad else "holds",
     ))
     th, exp = rh_theory, rh_experiments
-    for key, name, stmt in (
-        ("lemma6", "Lemma 6 (estimated-variance concentration)",
+    for part, cid, name, stmt in (
+        ("lemma6", "robin-lemma-6-estimated-variance-concentration", "Lemma 6 (estimated-variance concentration)",
          "with prob. >= 1 - delta/2, |sigma_i^2 - sigma_hat_i^2(t)| < 2 sigma_i^2 sqrt(log(4KB/delta)/n_i(t)) for all i, t > t0 K"),
-        ("cor9_low", "Corollary 9, lower side (Vbar is an upper confidence bound)",
+        ("cor9_low", "robin-corollary-9-lower-side-vbar-is-an-upper-confidence-bound", "Corollary 9, lower side (Vbar is an upper confidence bound)",
          "with prob. >= 1 - delta/2, sigma_i^2 <= Vbar_i(t) for all i and t > t0 K"),
-        ("cor9_high", "Corollary 9, upper side",
+        ("cor9_high", "robin-corollary-9-upper-side", "Corollary 9, upper side",
          "with prob. >= 1 - delta/2, Vbar_i(t) <= 3 sigma_i^2 for all i and t > t0 K"),
-        ("lemma7", "Lemma 7 (allocation profile of ROBIN-HOOD)",
+        ("lemma7", "robin-lemma-7-allocation-profile-of-robin-hood", "Lemma 7 (allocation profile of ROBIN-HOOD)",
          "n_i(B) >= floor(lambda_i B / 3) for all i (with prob. >= 1 - delta/2)"),
-        ("thm5_eq7", "Theorem 5, Eq. (7)",
+        ("thm5_eq7", "robin-theorem-5-eq-7", "Theorem 5, Eq. (7)",
          "with prob. >= 1 - delta, ROBIN-HOOD's WCE <= sqrt(6 sum sigma^2 / B * log(4K/delta))"),
-        ("thm5_eq11", "Theorem 5, Eq. (11)",
+        ("thm5_eq11", "robin-theorem-5-eq-11", "Theorem 5, Eq. (11)",
          "with prob. >= 1 - delta/2, ROBIN-HOOD's WCE <= 2 sqrt(sum sigma^2 / B * log(4K/delta))"),
     ):
-        a, b = th[key], exp.get(key)
-        out.append(Claim(
-            PAPER, name, stmt,
+        a, b = th[part], exp.get(part)
+        out.append(titled(
+            PAPER, cid, name, stmt,
             f"[synthetic] Gaussian judge K={th['K']} (sd 0.1-1.0), B={th['B']}, delta={th['delta']}, "
             f"{th['reps']} ROBIN-HOOD runs in the theorem's regime (t0 = 16 log(4KB/delta), Eq. 6 UCB), every (i, t) "
             "checked; rule: fails if the exact 95% interval of the violation rate lies above the claimed rate",
             f"t0 = {th['t0']}: {rate_text(a, th['reps'])} vs claimed <= {a['claimed']:.3g}", a["verdict"]))
         if b is not None:
-            out.append(Claim(
-                PAPERLIB_SETTINGS, f"{name}, experiments' regime (our inferred UCB form)", stmt,
+            out.append(titled(
+                PAPERLIB_SETTINGS, f"{cid}-experiments-regime-our-inferred-ucb-form",
+                f"{name}, experiments' regime (our inferred UCB form)", stmt,
                 f"[synthetic] same judge, {exp['reps']} ROBIN-HOOD runs with the experiments' t0 = 4 ln(1/delta) and the "
                 "log(1/delta) UCB we infer from it (outside the statement's assumptions: a test of our reading of "
                 "Sec. 5.1, not of the paper's result); same rule",
@@ -345,8 +348,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
     rows = {r["delta"]: r for r in arithmetic["rows"]}
     a7, a07 = rows[0.007], rows[0.07]
     t5 = arithmetic["thm5"]
-    out.append(Claim(
-        PAPER, "Setup arithmetic (Sec. 5.1, Figs. 3-5)",
+    out.append(titled(
+        PAPER, "robin-setup-arithmetic-sec-5-1-figs-3-5", "Setup arithmetic (Sec. 5.1, Figs. 3-5)",
         "t0 = 4 ln(1/delta) gives warm-up periods of 20,164 (delta = 0.007) and 10,807 (delta = 0.07) queries for K = 1,017 pairs",
         "[none] arithmetic (exact, no interval needed)",
         f"t0 = {a7['t0']:.3f} / {a07['t0']:.3f}; K t0 = {a7['K1017']:.1f} / {a07['K1017']:.1f} for K = 1,017 but "
@@ -356,7 +359,7 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         f"precondition B > 16 K log(4/delta) = {t5['precondition_16Klog4/delta']:,.0f} excludes B = 100k",
         "partly",
     ))
-    return [with_id(c, "robin") for c in out]
+    return out
 
 
 def data_claims(stats: pd.DataFrame) -> list[Claim]:
@@ -398,8 +401,8 @@ def correlation_rise_claim(runs: pd.DataFrame, main: str) -> Claim:
     up, down = int((t.sign > 0).sum()), int((t.sign < 0).sum())
     verdict = ("inconclusive" if up + down == 0 else "fails" if down >= up else "holds" if up == len(t) else "partly")
     reps = int(cor.rep.nunique()) if len(cor) else 0
-    return Claim(
-        PAPER, "Correlation with human ratings rises with budget (Figs. 6-7, 9)",
+    return titled(
+        PAPER, "robin-correlation-with-human-ratings-rises-with-budget-figs-6-7-9", "Correlation with human ratings rises with budget (Figs. 6-7, 9)",
         "the correlation of ROBIN-HOOD's estimates with human ratings increases as the budget grows",
         f"[real] {len(t)} cells with human ratings, {reps} runs each, {label(main)}; paired change of each run's Pearson "
         f"r from the smallest to the full budget, two-sided Wilcoxon signed-rank test at {ALPHA}; rule: holds if every "

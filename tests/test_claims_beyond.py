@@ -1,0 +1,146 @@
+"""Decision rules of the ledger rows of the rows beyond the papers (certified search, the race): each claim builder's thresholds on hand-made tables.
+
+The expected verdicts follow from the papers' wording as encoded in the thresholds (e.g. "5-15% of
+the budget" -> precision 1 reached by 15%), not from the code's own output.
+"""
+
+import numpy as np
+import pandas as pd
+
+
+def _savings(early, certified, wrong, reps=50):
+
+    from paperlib.stats import clopper_pearson
+
+    lo, hi = clopper_pearson(early, reps)
+    return pd.DataFrame([dict(dataset="sysrs_x", kind="real", method="ucbe", n=10, m=100, reps=reps, top_gap=0.05,
+                              frac_median=0.4, frac_q25=0.3, frac_q75=0.5, early=early, early_lo=lo, early_hi=hi,
+                              certified=certified, wrong=wrong)])
+
+
+def test_search_certified_claims_verdicts():
+    from paperlib.ledger import states_uncertainty
+    from paperlib.papers.search.claims import correctness_claim
+
+    assert correctness_claim(_savings(50, 50, 0), 0.05).verdict == "holds"
+    assert correctness_claim(_savings(50, 50, 2), 0.05).verdict == "holds"  # 4%, interval reaches below 5%
+    assert correctness_claim(_savings(50, 50, 12), 0.05).verdict == "fails"  # exact interval above 5%
+    assert correctness_claim(_savings(0, 0, 0), 0.05).verdict == "untestable"
+    c = correctness_claim(_savings(50, 50, 0), 0.05)
+    assert states_uncertainty(c) and c.claim.startswith("search-")
+
+
+def _certified_runs(adaptive: dict, uniform: dict):
+    """Per-run fractions of the matrix at the first certificate, one list per dataset and method."""
+
+    rows = [dict(dataset=d, kind="real", method=meth, frac=f)
+            for meth, by_ds in (("ucbe", adaptive), ("row-mean", uniform)) for d, fr in by_ds.items() for f in fr]
+    return pd.DataFrame(rows)
+
+
+def test_adaptive_vs_uniform_certification_is_graded_by_a_rank_test_per_matrix():
+    from paperlib.ledger import states_uncertainty
+    from paperlib.papers.search.claims import adaptive_vs_uniform_claim
+
+    low, high = [0.1 + 0.001 * i for i in range(20)], [0.9 + 0.001 * i for i in range(20)]
+    # 20 vs 20 fully separated samples: Mann-Whitney's exact two-sided p is 2 / C(40, 20), far below 0.05
+    assert adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": low}, {"a": high, "b": high}), 0.05).verdict == "holds"
+    both = adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": high}, {"a": high, "b": low}), 0.05)
+    assert both.verdict == "partly" and "fewer calls on 1, more on 1 of 2" in both.measured
+    assert adaptive_vs_uniform_claim(_certified_runs({"a": high}, {"a": low}), 0.05).verdict == "fails"
+    same = adaptive_vs_uniform_claim(_certified_runs({"a": low}, {"a": low}), 0.05)
+    assert same.verdict == "inconclusive" and states_uncertainty(same)
+    assert adaptive_vs_uniform_claim(_certified_runs({"a": low}, {}), 0.05).verdict == "untestable"
+
+
+def _race_acc(sysrs, ucbe, reps=200):
+
+    rows = []
+    for meth, accs in (("sysrs", sysrs), ("ucbe", ucbe)):
+        for j, a in enumerate(accs):
+            rows.append(dict(dataset="d", method=meth, frac=(j + 1) / 100, accuracy=a, reps=reps))
+    return pd.DataFrame(rows)
+
+
+def test_race_claims_verdicts():
+
+    from paperlib.papers.race.claims import sysrs_vs_ucbe_claim, worst_case_budget_claim
+    from paperlib.papers.race.experiments import confidence_budgets, winners
+
+    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.9], [0.5, 0.6])).verdict == "holds"
+    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.5], [0.5, 0.9])).verdict == "partly"
+    assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.7, 0.9])).verdict == "fails"
+    # nothing significant either way: no evidence for or against (paperlib.decide.comparison)
+    assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.52, 0.61])).verdict == "inconclusive"
+    acc = pd.DataFrame([dict(dataset=d, method=mth, frac=f, accuracy=a)
+                        for d, table in (("a", {"sysrs": [0.5, 0.96, 0.97], "ucbe": [0.96, 0.97, 0.99]}),
+                                         ("b", {"sysrs": [0.96, 0.96, 0.97], "ucbe": [0.2, 0.5, 0.9]}))
+                        for mth, accs in table.items() for f, a in zip([0.01, 0.02, 0.03], accs, strict=True)])
+    cb = confidence_budgets(acc, [0.95], [0.01, 0.02, 0.03])
+    w = winners(cb, 0.95, 0.0)
+    assert w.loc["a", "winners"] == "ucbe" and w.loc["b", "winners"] == "sysrs"
+    c = worst_case_budget_claim(cb, 0.95)
+    assert c.verdict == "holds" and "ucbe beyond the grid" in c.measured  # ucbe never reaches 0.95 on b
+
+
+def test_sysh_claim_verdicts():
+    """SySH against SySRs: significant points both ways give "partly", none "inconclusive"; CB_0.95 per matrix."""
+
+    from paperlib.papers.race.claims import sysh_vs_sysrs_claim
+    from paperlib.papers.race.experiments import confidence_budgets
+
+    def race(sysh, sysrs):
+        acc = pd.DataFrame([dict(dataset="d", method=mth, frac=(j + 1) / 100, accuracy=a, reps=200)
+                            for mth, accs in (("sysh", sysh), ("sysrs", sysrs)) for j, a in enumerate(accs)])
+        return acc, confidence_budgets(acc, [0.95], [0.01, 0.02, 0.03])
+
+    c = sysh_vs_sysrs_claim(*race([0.96, 0.97, 0.99], [0.5, 0.8, 0.97]))
+    assert c.verdict == "holds" and c.claim == "ours-sysh"
+    assert "higher at 2, lower at 0 of 3 points" in c.measured and "lower on 1, higher on 0 of 1" in c.measured
+    assert sysh_vs_sysrs_claim(*race([0.7, 0.5, 0.99], [0.5, 0.8, 0.99])).verdict == "partly"
+    assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.7, 0.9, 0.96])).verdict == "fails"
+    assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.52, 0.61, 0.9])).verdict == "inconclusive"
+
+
+def test_race_auto_goal_claim():
+    """auto (= SySRs) must be lowest within one point on >= 80% of the matrices and never > 2 points behind."""
+
+    from paperlib.papers.race.claims import auto_goal_claim
+
+    def cb(rows):
+        return pd.DataFrame([dict(dataset=d, method=m, level=0.95, cb=v) for d, row in rows.items() for m, v in row.items()])
+
+    five = {f"d{i}": {"sysrs": 0.05, "ucbe": 0.05, "row-mean": 0.2} for i in range(4)}
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": 0.08, "ucbe": 0.06, "row-mean": None}}))
+    assert c.verdict == "holds" and "lowest on 4/5 matrices" in c.measured and "at most 2 points" in c.measured
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": 0.10, "ucbe": 0.06, "row-mean": None}}))
+    assert c.verdict == "fails" and "at most 4 points above the best other method (d4)" in c.measured
+    c = auto_goal_claim(cb({**five, "d4": {"sysrs": None, "ucbe": 0.06, "row-mean": 0.3}}))
+    assert c.verdict == "fails" and "never reached T on d4" in c.measured
+    three = {f"d{i}": {"sysrs": 0.05, "ucbe": 0.03} for i in range(3)}
+    assert auto_goal_claim(cb(three)).verdict == "fails"  # 2 points behind everywhere: 0/3 wins
+
+
+def test_race_split_claims():
+    """The test-half race: the auto goal gets its own id; PULSE-family points where it could not run (NaN, below its
+    warm-up) are left out of the Fisher comparison rather than counted."""
+    import pandas as pd
+
+    from paperlib.papers.race.claims import auto_goal_claim, pulse_family_vs_auto_claim
+
+    cb = pd.DataFrame([dict(dataset="d (test half)", method=m, level=0.95, cb=v)
+                       for m, v in {"sysrs": 0.05, "pulse": 0.04}.items()])
+    c = auto_goal_claim(cb, split=True)
+    assert c.claim == "race-auto-goal-split" and "test halves" in c.evidence and c.verdict == "holds"
+
+    def acc(pulse, sysrs, reps=200):
+        rows = [dict(dataset="d (test half)", frac=f, method=m, accuracy=a, reps=reps)
+                for m, accs in {"pulse": pulse, "sysrs": sysrs}.items() for f, a in zip([0.01, 0.02, 0.03], accs, strict=True)]
+        return pd.DataFrame(rows)
+
+    c = pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.95], [0.2, 0.6, 0.7]))
+    assert c.verdict == "holds" and "higher at 2, lower at 0 of 2 points" in c.measured
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.3, 0.4], [0.2, 0.6, 0.7])).verdict == "fails"
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.61, 0.7], [0.2, 0.6, 0.7])).verdict == "inconclusive"
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.4], [0.2, 0.6, 0.7])).verdict == "partly"
+    assert pulse_family_vs_auto_claim(acc([np.nan] * 3, [0.2, 0.6, 0.7])).verdict == "untestable"

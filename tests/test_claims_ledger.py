@@ -1,0 +1,55 @@
+"""Decision rules of the ledger rows of the ledger itself (uncertainty, attribution, README quotes): each claim builder's thresholds on hand-made tables.
+
+The expected verdicts follow from the papers' wording as encoded in the thresholds (e.g. "5-15% of
+the budget" -> precision 1 reached by 15%), not from the code's own output.
+"""
+
+import pytest
+
+from paperlib.ledger import all_any
+
+
+def test_all_any():
+    assert all_any([True, True]) == "holds"
+    assert all_any([True, False]) == "partly"
+    assert all_any([False, False]) == "fails"
+    assert all_any([]) == "fails"
+
+
+def test_every_ledger_row_must_state_its_uncertainty(tmp_path):
+    from paperlib.ledger import Claim, merge, states_uncertainty, write
+
+    bare = Claim("p", "c", "s", "[real] counted", "3/4 cells", "holds")
+    assert not states_uncertainty(bare)
+    assert states_uncertainty(Claim("p", "c", "s", "[none]", "-", "untestable"))
+    assert states_uncertainty(Claim("p", "c", "s", "[real] counted", "0.31 (95% CI 0.29-0.33)", "fails"))
+    write([bare], tmp_path / "f.csv")
+    with pytest.raises(ValueError, match="without an interval"):
+        merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+def test_readme_quotes_the_committed_ledger(profile):
+    """The README's verdict tables are the committed ledgers', not hand-made copies."""
+    from paperlib import paths
+    from paperlib.ledger import read, readme_block, summary_table
+
+    claims = read(paths.ROOT / "figures" / profile / "claims.csv")
+    readme = (paths.ROOT / "README.md").read_text()
+    assert readme_block(readme, profile) == summary_table(claims)
+    assert (f"has {len(claims)} rows" if profile == "quick" else f"{len(claims)} rows;") in readme
+
+
+def test_a_paper_row_fails_only_when_the_evidence_excludes_our_error(tmp_path):
+    """The ledger charges a failure to a paper only with a check that rules out ours; paperlib rows keep theirs."""
+    from paperlib.ledger import EXCLUDES, Claim, merge, write
+
+    rows = [Claim("Some et al.", "a", "s", "[real] runs; exact", "m", "fails"),
+            Claim("Some et al.", "b", "s", f"[real] runs; exact; {EXCLUDES} the authors' code on the same data", "m",
+                  "fails"),
+            Claim("paperlib (race)", "c", "s", "[real] runs; exact", "m", "fails"),
+            Claim("Some et al.", "d", "s", "[real] runs; exact", "m", "holds")]
+    write(rows, tmp_path / "f.csv")
+    got = {c.claim: c for c in merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")}
+    assert got["a"].verdict == "inconclusive" and "not charged to the paper" in got["a"].measured
+    assert [got[k].verdict for k in "bcd"] == ["fails", "fails", "holds"]

@@ -1,0 +1,85 @@
+"""Decision rules of the ledger rows of ROBIN (LLM-as-Judge on a Budget): each claim builder's thresholds on hand-made tables.
+
+The expected verdicts follow from the papers' wording as encoded in the thresholds (e.g. "5-15% of
+the budget" -> precision 1 reached by 15%), not from the code's own output.
+"""
+
+import numpy as np
+import pandas as pd
+
+from paperlib.papers.robin import claims as RC
+from paperlib.papers.robin.experiments import UNIFORM
+
+
+def test_robin_heterogeneity_threshold():
+    stats = pd.DataFrame(dict(kind=["real", "real", "synthetic"], top10_share=[0.3, 0.19, 0.05],
+                              frac_zero_var=[0, 0, 0], cv_var=[1.0, 1.0, 1.0]))
+    assert RC.data_claims(stats)[0].verdict == "partly"  # synthetic rows are ignored when real ones exist
+    assert RC.data_claims(stats.assign(top10_share=[0.25, 0.21, 0.0]))[0].verdict == "holds"
+
+
+def robin_runs(rh_wce: list[float], uni_wce: list[float], robin_wce: list[float], fracs=(0.2, 0.5, 0.6, 1.0)):
+    rows = []
+    for mid, curve in ((UNIFORM, uni_wce), ("robin", robin_wce), ("robin-hood:delta=0.007:ucb=delta", rh_wce)):
+        for f, w in zip(fracs, curve, strict=True):
+            for rep in range(3):
+                rows.append(dict(cell="c", kind="synthetic", K=10, method=mid.split(":")[0], method_id=mid,
+                                 label=mid, budget=int(1000 * f), budget_frac=f, rep=rep, wce=w + 0.001 * rep, mae=w))
+    return pd.DataFrame(rows)
+
+
+def test_robin_half_budget_and_ordering_thresholds():
+    cfg = dict(main_delta=0.007, deltas=[0.007], reps=3)
+    # ROBIN-HOOD reaches Uniform's full-budget WCE (0.30) at half the budget: holds; between ROBIN and Uniform throughout
+    runs = robin_runs([0.5, 0.30, 0.28, 0.2], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])
+    c = {x.claim.split("-sec")[0]: x for x in RC.experiment_claims(runs, cfg)}
+    assert c["robin-half-the-queries"].verdict == "holds"
+    assert c["robin-robin-hood-between-uniform-and-robin"].verdict == "holds"
+    # reaching it only at the full budget (> 0.6): fails
+    runs = robin_runs([0.5, 0.45, 0.40, 0.30], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])
+    c = {x.claim.split("-sec")[0]: x for x in RC.experiment_claims(runs, cfg)}
+    assert c["robin-half-the-queries"].verdict == "fails"
+
+
+def test_robin_lemma2_reported_at_the_papers_budget_ratio():
+    rows = [dict(K=10, B=1001, factor=100, lower_violated=True, worst_shortfall=3.0),
+            dict(K=20, B=2001, factor=100, lower_violated=False, worst_shortfall=-1.0),
+            dict(K=10, B=21, factor=2, lower_violated=True, worst_shortfall=9.0)]
+    text = RC._lemma2_at_paper_ratio(rows)
+    assert "B = 100 K + 1" in text and "violated in 1/2 configurations" in text and "shortfall 3 queries" in text
+
+
+def correlation_runs(changes: dict, reps: int = 12, seed: int = 0) -> pd.DataFrame:
+    """Per cell, each run's Pearson r at the smallest and full budget: start 0.3 + noise, plus ``change``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cell, ch in changes.items():
+        start = 0.3 + rng.normal(0, 0.02, reps)
+        for frac, r in ((0.2, start), (1.0, start + ch + rng.normal(0, 0.005, reps))):
+            rows += [dict(cell=cell, method_id="robin-hood", rep=i, budget_frac=frac, pearson=v) for i, v in enumerate(r)]
+    return pd.DataFrame(rows)
+
+
+def test_robin_correlation_rise_is_tested_not_counted():
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": 0.04}), "robin-hood").verdict == "holds"
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": 0.0}), "robin-hood").verdict == "partly"
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": -0.05}), "robin-hood").verdict == "fails"
+    # a tiny mean change inside the run-to-run noise is not a rise
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.0, "b": 0.0}, seed=3), "robin-hood").verdict == "inconclusive"
+
+
+def test_robin_higher_delta_rule():
+    LO, HI = "robin-hood:delta=0.007:ucb=delta", "robin-hood:delta=0.07:ucb=delta"
+    rng = np.random.default_rng(0)
+
+    def runs(hi_mean):
+        rows = []
+        for cell in ("a", "b"):
+            for mid, mu in (("robin", 0.10), (LO, 0.20), (HI, hi_mean)):
+                rows += [dict(cell=cell, kind="real", method_id=mid, budget=100, rep=r, wce=mu + rng.normal(0, 0.01))
+                         for r in range(20)]
+        return pd.DataFrame(rows)
+
+    assert RC.higher_delta_claim(runs(0.12), LO, HI).verdict == "holds"
+    assert RC.higher_delta_claim(runs(0.30), LO, HI).verdict == "fails"
+    assert RC.higher_delta_claim(runs(0.2001), LO, HI).verdict == "inconclusive"
