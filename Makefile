@@ -61,3 +61,4 @@ benchmark: setup
 
 strip-notebooks: setup
 	$(VENV)/bin/nbstripout notebooks/*.ipynb
+	git ls-files 'results/*/notebooks/*.ipynb' | xargs -r $(VENV)/bin/nbstripout
