@@ -4,7 +4,7 @@ Every claim builder turns its measurements into a :class:`Verdict` through one o
 the same kind of evidence is graded the same way in every paper: counts of significant differences
 (:func:`comparison`), a bound checked with intervals (:func:`within_limit`), an equivalence margin
 (:func:`equivalence`), a claim made for every case (:func:`all_any`), and the exact test behind the counts
-of pointwise comparisons (:func:`fisher_counts`).
+of pointwise comparisons (:func:`fisher_counts`, :func:`fisher_rates`).
 """
 
 from __future__ import annotations
@@ -93,4 +93,13 @@ def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
         if fisher_exact([[a, na - a], [b, nb - b]]).pvalue < alpha:
             up, down = (up + 1, down) if a / na > b / nb else (up, down + 1)
     return up, down, differ
+
+
+def fisher_rates(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int, int]:
+    """:func:`fisher_counts` of methods ``a`` against ``b`` from a pivot table whose columns are
+    (``"accuracy"``, method) and (``"reps"``, method), one row per point: success counts are accuracy x runs."""
+    n1, n2 = table[("reps", a)].astype(int).to_numpy(), table[("reps", b)].astype(int).to_numpy()
+    k1 = (table[("accuracy", a)] * n1).round().astype(int).to_numpy()
+    k2 = (table[("accuracy", b)] * n2).round().astype(int).to_numpy()
+    return fisher_counts(k1, n1, k2, n2, alpha)
 

@@ -49,6 +49,11 @@ def states_uncertainty(c: Claim) -> bool:
 EXCLUDES = "excludes our error:"
 
 
+def _paper_fails(c: Claim) -> bool:
+    """A ``fails`` row of a paper (a ``paperlib`` row is about our own methods or settings)."""
+    return c.verdict == "fails" and not c.paper.startswith("paperlib")
+
+
 def charged_to_paper(c: Claim) -> Claim:
     """A published statement is said to fail only when the evidence rules out our own error.
 
@@ -57,7 +62,7 @@ def charged_to_paper(c: Claim) -> Claim:
     paper, but nothing yet separates a mistake of the paper from one of ours (implementation, inferred settings,
     declared reductions).
     """
-    if c.verdict != "fails" or c.paper.startswith("paperlib") or EXCLUDES in c.evidence:
+    if not _paper_fails(c) or EXCLUDES in c.evidence:
         return c
     return replace(c, verdict="inconclusive",
                    measured=f"{c.measured}. Fails in our run, but nothing here excludes our own error (no run of the "
@@ -68,7 +73,7 @@ def charged_to_paper(c: Claim) -> Claim:
 def not_charged(c: Claim, reason: str) -> Claim:
     """A paper's ``fails`` row written ``inconclusive`` with the specific ``reason`` why our run cannot be charged
     to the paper (different matrices, grading or repetitions); other rows unchanged."""
-    if c.verdict != "fails" or c.paper.startswith("paperlib"):
+    if not _paper_fails(c):
         return c
     return replace(c, verdict="inconclusive", measured=f"{c.measured}. Fails in our run, not charged to the paper: {reason}")
 

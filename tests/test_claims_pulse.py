@@ -7,6 +7,7 @@ the budget" -> precision 1 reached by 15%), not from the code's own output.
 import numpy as np
 import pandas as pd
 
+from paperlib.decide import within_limit
 from paperlib.papers.pulse import claims as PC
 
 
@@ -59,11 +60,11 @@ def test_pulse_cv_claim_compares_with_the_paper():
     assert PC.cv_claims(cv.assign(chosen=[False, True]))[0].verdict == "partly"
 
 
-def test_interval_verdict_rule():
-    assert PC.interval_verdict([0.5, 0.7], [0.8, 0.95], 1.0) == "holds"        # every interval below the limit
-    assert PC.interval_verdict([0.5, 1.05], [0.8, 1.3], 1.0) == "fails"        # one interval entirely above
-    assert PC.interval_verdict([0.5, 0.9], [0.8, 1.1], 1.0) == "inconclusive"  # one interval contains the limit
-    assert PC.interval_verdict([0.0], [0.0], [-1e-17]) == "holds"              # exact zeros up to rounding
+def test_interval_rule_of_the_step3_rows():
+    assert within_limit([0.5, 0.7], [0.8, 0.95], 1.0) == "holds"        # every interval below the limit
+    assert within_limit([0.5, 1.05], [0.8, 1.3], 1.0) == "fails"        # one interval entirely above
+    assert within_limit([0.5, 0.9], [0.8, 1.1], 1.0) == "inconclusive"  # one interval contains the limit
+    assert within_limit([0.0], [0.0], [-1e-17]) == "holds"              # exact zeros up to rounding
 
 
 def lemma2_result(ratio_hat, half_width=0.05, ratio_star=0.2, bound=0.25, within=1.0):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import all_any, comparison, fisher_counts, within_limit
+from ...decide import all_any, comparison, fisher_rates, within_limit
 from ...ledger import Claim, key, titled
 from ...policies import label
 from . import experiments as E
@@ -216,13 +216,11 @@ def _final_below(runs: pd.DataFrame) -> str:
 
 def _pointwise_tests(runs: pd.DataFrame, a: str = "pulse", b: str = "ucbe-batch") -> tuple[int, int, int]:
     """(``a`` significantly above ``b``, significantly below, points where they differ) over (pool, budget), by
-    Fisher's exact test at ``ALPHA`` (:func:`paperlib.decide.fisher_counts`)."""
+    Fisher's exact test at ``ALPHA`` (:func:`paperlib.decide.fisher_rates`)."""
     piv = runs.pivot_table(index=["pool", "budget"], columns="method", values=["accuracy", "reps"])
     if ("accuracy", a) not in piv or ("accuracy", b) not in piv:
         return 0, 0, 0
-    n1, n2 = piv[("reps", a)].astype(int).to_numpy(), piv[("reps", b)].astype(int).to_numpy()
-    k1, k2 = (piv[("accuracy", a)] * n1).round().astype(int), (piv[("accuracy", b)] * n2).round().astype(int)
-    return fisher_counts(k1, n1, k2, n2, ALPHA)
+    return fisher_rates(piv, a, b, ALPHA)
 
 
 def _pointwise(runs: pd.DataFrame) -> str:
@@ -287,11 +285,6 @@ def cv_claims(cv: pd.DataFrame) -> list[Claim]:
         "partly" if differs else "holds")]
 
 
-def interval_verdict(lo, hi, limit, atol: float = 1e-9) -> str:
-    """A bound ``value <= limit`` checked with 95% intervals (:func:`paperlib.decide.within_limit`)."""
-    return within_limit(lo, hi, limit, atol)
-
-
 def _curve_text(c: pd.DataFrame, col: str, limit: str) -> str:
     picks = c.iloc[sorted({0, len(c) // 2, len(c) - 1})]
     pts = "; ".join(f"K={int(r.K)}: {getattr(r, col):.2f} ({getattr(r, col + '_lo'):.2f}-{getattr(r, col + '_hi'):.2f})"
@@ -334,7 +327,7 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "Var ratio at the predictable lambda (95% CI): " + _curve_text(c, "ratio_hat", "one")
         + f"; per step, Var(Z|F) at the predictable lambda exceeds the observation-only one at {r['hat_worse_than_obs']:.0%} "
         "of (run, step) points",
-        interval_verdict(c.ratio_hat_lo, c.ratio_hat_hi, 1.0))
+        within_limit(c.ratio_hat_lo, c.ratio_hat_hi, 1.0))
     return [star, hat]
 
 

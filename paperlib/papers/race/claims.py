@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...decide import comparison, fisher_counts
+from ...decide import comparison, fisher_rates
 from ...ledger import Claim
 from ...policies import METHODS
 
@@ -31,9 +31,7 @@ def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
                                                     values=["accuracy", "reps"]).dropna()
     if both.empty or ("accuracy", a) not in both or ("accuracy", b) not in both:
         return None
-    n1, n2 = both[("reps", a)].astype(int).to_numpy(), both[("reps", b)].astype(int).to_numpy()
-    k1, k2 = (both[("accuracy", a)] * n1).round().astype(int), (both[("accuracy", b)] * n2).round().astype(int)
-    better, worse, _ = fisher_counts(k1, n1, k2, n2)
+    better, worse, _ = fisher_rates(both, a, b)
     gap = float((both[("accuracy", a)] - both[("accuracy", b)]).mean())
     return PointComparison(better, worse, both, gap, int(both[("reps", a)].iloc[0]))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...decide import comparison
 from ...ledger import Claim
 from ...stats import clopper_pearson
 
@@ -42,8 +43,6 @@ def adaptive_vs_uniform_claim(runs: pd.DataFrame, delta: float, alpha: float = 0
     significantly fewer / more calls.
     """
     from scipy.stats import mannwhitneyu
-
-    from ...decide import comparison
 
     stmt = (f"Certifying the best model at delta = {delta:g} with UCB-E's adaptive allocation takes fewer calls than "
             "with uniform allocation (Row Mean Imputation), on every matrix.")

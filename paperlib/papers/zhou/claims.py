@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import all_any, comparison, equivalence
+from ...decide import Z95, all_any, comparison, equivalence
 from ...ledger import Claim, not_charged
 from ...policies import label
 from ...stats import clopper_pearson
@@ -25,7 +25,6 @@ BATCH_SIMILAR, BATCH_PARTLY = 0.15, 0.3
 WARMUP_NEAR_BEST = 0.05
 LOW_RANK_SHARE = 0.9       # share of the squared Frobenius norm in the top 5 singular values
 BATCH_TIME_RATIO = 16.0    # "b = 2 takes almost 16 times as much time as b = 32"
-Z95 = 1.96
 STRICT_METRIC = "top1 gap eps=0.001"   # top-1 precision that counts only the best method (and exact ties)
 #: Why a "fails" of these rows is not charged to the paper (no run of the authors' banditeval on the same data yet)
 LRF_HARD_REASON = ("the paper's hard matrices (GSM8K/MMLU prompts, H1 up to 1e5) were never published, so our 'harder "
