@@ -16,7 +16,7 @@ PAPER = "paperlib (certified search)"
 def correctness_claim(table: pd.DataFrame, delta: float) -> Claim:
     """A certified pick is wrong in at most delta of the runs: fails only if the exact interval lies above delta."""
     k, n = int(table.wrong.sum()), int(table.certified.sum())
-    kinds = "/".join(sorted(set(table.kind)))
+    kinds = "/".join(sorted(set(table.kind))) or "none"
     if n == 0:
         return Claim(PAPER, "search-certified-choices-right", f"A choice certified at delta = {delta:g} is the best model "
                      f"with probability >= {1 - delta:g}.", f"[{kinds}] no run was certified", "no interval: nothing certified",

@@ -10,8 +10,14 @@ from ...simulate import simulate
 from ...stats import clopper_pearson
 
 
+RUN_COLUMNS = ("dataset", "kind", "n", "m", "method", "rep", "calls", "frac", "certified", "right", "top_gap")
+TABLE_COLUMNS = ("dataset", "kind", "method", "n", "m", "reps", "top_gap", "frac_median", "frac_q25", "frac_q75", "early",
+                 "early_lo", "early_hi", "certified", "wrong")
+
+
 def certified_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
-    """One row per (dataset, method, repetition): calls at the first certificate, the pick, whether it is right.
+    """One row per (dataset, method, repetition): calls at the first certificate, the pick, whether it is right
+    (no row, the same columns, when none of the profile's matrices is present).
 
     Each repetition runs to the full matrix at most and stops at its first certificate at level
     ``delta / n`` per model (so a certified pick is the best with probability >= 1 - delta).
@@ -31,7 +37,7 @@ def certified_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFra
                 "calls": res.calls, "frac": res.calls / (n * m), "certified": res.certified_at >= 0,
                 "right": right, "top_gap": float(np.sort(mat.means)[-1] - np.sort(mat.means)[-2]),
             }))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=RUN_COLUMNS)
 
 
 def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -46,4 +52,4 @@ def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
                         reps=len(g), top_gap=g.top_gap.iloc[0], frac_median=g.frac.median(),
                         frac_q25=g.frac.quantile(0.25), frac_q75=g.frac.quantile(0.75), early=early,
                         early_lo=lo, early_hi=hi, certified=int(g.certified.sum()), wrong=wrong))
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=TABLE_COLUMNS)
