@@ -9,7 +9,6 @@ from ... import data as datasets
 from ...simulate import simulate
 from ...stats import clopper_pearson
 
-
 RUN_COLUMNS = ("dataset", "kind", "n", "m", "method", "rep", "calls", "frac", "certified", "right", "top_gap")
 TABLE_COLUMNS = ("dataset", "kind", "method", "n", "m", "reps", "top_gap", "frac_median", "frac_q25", "frac_q75", "early",
                  "early_lo", "early_hi", "certified", "wrong")
