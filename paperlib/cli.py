@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .checks import check_delta, check_output_path, check_scalar
 from .policies import JUDGE, MATRIX, METHODS, names
 
-LRF_METHODS = tuple(names(MATRIX, "lrf"))
-PULSE_METHODS = tuple(names(MATRIX, "backbone"))
-PULSE_NEEDS_V = tuple(n for n in PULSE_METHODS if METHODS[n].needs_factors)
+PULSE_NEEDS_V = tuple(n for n in names(MATRIX) if METHODS[n].needs_factors)
 
 
 def _simulate_parser(sub):
@@ -43,7 +42,8 @@ def _simulate_parser(sub):
                    help="budget as a fraction of all n*m pairs, in (0, 1]; calls = round(F * n * m)")
     p.add_argument("--batch-size", type=int, default=None,
                    help="pairs per step (default: 1 for ucbe and ucbe-sync, 32 for the LRF methods, 64 for pulse, naive-pooling and "
-                        "ucbe-batch, 1024 for row-mean and filled-subset and 256 for sysrs, whose results do not depend on it)")
+                        "ucbe-batch, 1024 for row-mean and filled-subset and 256 for sysrs, whose results do not depend on it); "
+                        "at most the budget")
     p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are deterministic per seed and device type")
     p.add_argument("--json", required=True, type=Path, help="output JSON path")
@@ -56,16 +56,16 @@ def _simulate_parser(sub):
                    help="certified (needs --delta): each repetition stops at its first certificate, the budget is a cap")
     p.add_argument("--tie-tol", type=float, default=0.0,
                    help="rows within this of the top mean all count as the best (true_best_set; default 0: exact ties)")
-    p.add_argument("--a", type=float, default=1.0, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
+    p.add_argument("--a", type=float, default=None, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
     p.add_argument("--batch-mode", choices=["row", "pending"], default=None,
                    help="ucbe / ucbe-sync with --batch-size > 1: row (default; Zhou et al. Sec. 4.3: the top method and b "
                         "of its examples) or pending (b sequential arg-maxes counting the batch's pending pairs)")
-    p.add_argument("--eta", type=float, default=5.0, help="uncertainty scaling eta of the LRF methods (default 5)")
+    p.add_argument("--eta", type=float, default=None, help="uncertainty scaling eta of the LRF methods (default 5)")
     p.add_argument("--rank", type=int, default=None,
                    help="rank r of the factorisation (default 1 for the LRF methods, 8 for the PULSE fit on --train)")
-    p.add_argument("--ensemble", type=int, default=64, help="ensemble size K (default 64)")
-    p.add_argument("--warmup-frac", type=float, default=0.05, help="warm-up T0 as a fraction of n*m (default 0.05)")
-    p.add_argument("--refit-growth", type=float, default=0.0,
+    p.add_argument("--ensemble", type=int, default=None, help="ensemble size K (default 64)")
+    p.add_argument("--warmup-frac", type=float, default=None, help="warm-up T0 as a fraction of n*m (default 0.05)")
+    p.add_argument("--refit-growth", type=float, default=None,
                    help="ucbe-lrf / ucbe-lrf-score-only: refit the ensemble when the observed pairs have grown by 1 + this "
                         "(default 0: after every batch, as the paper; 0.02 is linear in the matrix, see benchmarks/RESULTS.md)")
     p.add_argument("--train", type=Path, default=None,
@@ -74,37 +74,71 @@ def _simulate_parser(sub):
     p.add_argument("--v-factors", type=Path, default=None,
                    help="pulse / naive-pooling: npz with an array 'V' (columns x rank) of already fitted example factors, "
                         "instead of --train")
-    p.add_argument("--t0", type=int, default=1, help="pulse / naive-pooling / ucbe-batch: warm-up batches per model T0 (default 1)")
-    p.add_argument("--refit-every", type=int, default=1000, help="pulse / naive-pooling: bandit steps between refits of U (default 1000)")
-    p.add_argument("--fit-lam", type=float, default=0.01, help="lambda of Eq. 1 for the --train fit and the refits (default 0.01)")
-    p.add_argument("--fit-lr", type=float, default=0.05, help="Adam learning rate of the --train fit (default 0.05)")
-    p.add_argument("--fit-steps", type=int, default=300, help="full-batch Adam steps of the --train fit (default 300)")
+    p.add_argument("--t0", type=int, default=None, help="pulse / naive-pooling / ucbe-batch: warm-up batches per model T0 (default 1)")
+    p.add_argument("--refit-every", type=int, default=None,
+                   help="pulse / naive-pooling: bandit steps between refits of U (default 1000); the LRF methods: batches "
+                        "between refits (default 1)")
+    p.add_argument("--fit-lam", type=float, default=None, help="lambda of Eq. 1 for the --train fit and the refits (default 0.01)")
+    p.add_argument("--fit-lr", type=float, default=None, help="Adam learning rate of the --train fit (default 0.05)")
+    p.add_argument("--fit-steps", type=int, default=None, help="full-batch Adam steps of the --train fit (default 300)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="any other parameter the method declares (repeatable), e.g. --param convention=paper; "
+                        "`paperlib methods` lists every method's parameters")
     p.add_argument("--drop-missing-columns", action="store_true", help="drop columns with NaN instead of failing")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def _params(args) -> dict:
-    params = {}
-    if args.method in ("ucbe", "ucbe-sync"):
-        params["a"] = args.a
-        if args.batch_mode is not None:
-            params["batch_mode"] = args.batch_mode
-    elif args.batch_mode is not None:
-        raise ValueError(f"--batch-mode applies to ucbe and ucbe-sync, not {args.method}")
-    if args.method in LRF_METHODS:
-        params.update(eta=args.eta, rank=args.rank or 1, ensemble=args.ensemble, warmup_frac=args.warmup_frac)
-        if args.method != "lrf":
-            params["refit_growth"] = args.refit_growth
-    if args.method in PULSE_METHODS:
-        params.update(a=args.a, t0=args.t0)
-        if args.batch_size is None:
-            params["batch_size"] = 64
-    if args.method in PULSE_NEEDS_V:
-        params.update(refit_every=args.refit_every, lam=args.fit_lam)
-    if args.batch_size is not None:
-        params["batch_size"] = args.batch_size
-    return params
+#: common flags of ``simulate`` that set a declared method parameter (flag dest -> parameter)
+FLAG_PARAMS = {"a": "a", "batch_size": "batch_size", "batch_mode": "batch_mode", "eta": "eta", "rank": "rank",
+               "ensemble": "ensemble", "warmup_frac": "warmup_frac", "refit_growth": "refit_growth", "t0": "t0",
+               "refit_every": "refit_every"}
+#: flags of PULSE's Step 1 (the train fit), for the methods that need example factors
+FIT_FLAGS = ("train", "v_factors", "fit_lr", "fit_steps")
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _key_values(items) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param {item!r}: write KEY=VALUE")
+        if key in out:
+            raise ValueError(f"--param {key} given twice")
+        out[key] = value
+    return out
+
+
+def method_params(args, spec, budget: int | None = None, flags=FLAG_PARAMS) -> dict:
+    """The method parameters a command line sets: its common flags and ``--param``, each checked against the method's
+    declared parameters (a flag the method does not take is refused, never ignored)."""
+    given, source = {}, {}
+    for dest, key in flags.items():
+        value = getattr(args, dest, None)
+        if value is None or (dest == "rank" and spec.needs_factors):  # PULSE's --rank is the train fit's
+            continue
+        given[key], source[key] = value, _flag(dest)
+    if spec.needs_factors and getattr(args, "fit_lam", None) is not None:
+        given["lam"], source["lam"] = args.fit_lam, "--fit-lam"
+    for key, value in _key_values(getattr(args, "param", [])).items():
+        if key in given:
+            raise ValueError(f"--param {key} repeats {source[key]}; give it once")
+        given[key], source[key] = value, f"--param {key}"
+    takes = spec.param_names()
+    for key in given:
+        if key not in takes:
+            raise ValueError(f"{source[key]} does not apply to {spec.name}, which takes "
+                             f"{', '.join(takes) or 'no parameters'}")
+    if not spec.needs_factors:
+        extra = [_flag(f) for f in FIT_FLAGS + ("fit_lam",) if getattr(args, f, None) is not None]
+        if extra:
+            raise ValueError(f"{', '.join(extra)} apply to the methods that need a train matrix "
+                             f"({', '.join(PULSE_NEEDS_V)}), not {spec.name}")
+    return spec.check_params(given, budget=budget, names=source)
 
 
 LONG_RUN_QUERIES = 10_000_000
@@ -121,42 +155,26 @@ def _json_safe(value):
     return value
 
 
-def _check_finite(args, *names) -> None:
-    for name in names:
-        value = getattr(args, name, None)
-        if value is not None and not math.isfinite(value):
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got {value}")
-
-
 def cmd_simulate(args) -> int:
     from .data.matrix import load_npz
-    from .search import check_writable
     from .simulate import budgets_from_fracs, simulate
 
-    check_writable(args.json)
-    _check_finite(args, "a", "eta", "warmup_frac", "refit_growth", "fit_lam", "budget_frac", "delta", "tie_tol")
-    if args.reps < 1:
-        raise ValueError(f"--reps must be >= 1, got {args.reps}")
-    if args.batch_size is not None and args.batch_size < 1:
-        raise ValueError(f"--batch-size must be >= 1, got {args.batch_size}")
+    check_output_path(args.json, "--json", inputs=(args.scores, args.train, args.v_factors))
+    check_scalar(args.reps, "--reps", int, low=1)
+    check_scalar(args.budget_frac, "--budget-frac", float, low=0.0, high=1.0, closed="right")
+    if args.delta is not None:
+        check_delta(args.delta, "--delta")
+    check_scalar(args.tie_tol, "--tie-tol", float, low=0.0, high=1.0, closed="left")
+    spec = METHODS[args.method]
+    method_params(args, spec)
     mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
     n, m = mat.shape
-    if not 0.0 < args.budget_frac <= 1.0:
-        raise ValueError(f"--budget-frac must lie in (0, 1], got {args.budget_frac} "
-                         f"(the matrix holds {n * m} pairs)")
     (budget,) = budgets_from_fracs([args.budget_frac], n, m)
-    extra = {}
-    if args.method in PULSE_NEEDS_V:
-        extra["v"] = _pulse_v(args, m)
-    elif args.train is not None or args.v_factors is not None:
-        raise ValueError(f"--train / --v-factors apply to {', '.join(PULSE_NEEDS_V)} only")
-    if args.delta is not None and not 0.0 < args.delta < 1.0:
-        raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
-    if not math.isfinite(args.tie_tol) or not 0.0 <= args.tie_tol < 1.0:
-        raise ValueError(f"--tie-tol must lie in [0, 1), got {args.tie_tol}")
+    params = method_params(args, spec, budget=budget)
+    if spec.needs_factors:
+        params["v"] = _pulse_v(args, m)
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
-                   progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol,
-                   **_params(args), **extra)
+                   progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol, **params)
     best = res.best[0].tolist()
     out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
@@ -199,37 +217,44 @@ def _judge_parser(sub):
     p.add_argument("--reps", type=int, default=1, help="independent repetitions run together (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--json", required=True, type=Path, help="output JSON path")
-    p.add_argument("--delta", type=float, default=0.007, help="ROBIN-HOOD confidence delta (default 0.007, Sec. 5)")
-    p.add_argument("--t0", default="experiments",
-                   help="ROBIN-HOOD warm-up rounds: 'experiments' = ceil(4 ln(1/delta)) (default), "
-                        "'theorem' = ceil(16 log(4KB/delta)), 'lemma6' = ceil(4 log(4KB/delta)), or an integer")
-    p.add_argument("--ucb", choices=["eq6", "delta"], default="eq6",
+    p.add_argument("--delta", type=float, default=None,
+                   help="robin-hood / robin-hood-eb confidence delta (default 0.007, Sec. 5)")
+    p.add_argument("--t0", default=None,
+                   help="robin-hood / robin-hood-eb warm-up rounds: 'experiments' = ceil(4 ln(1/delta)) (robin-hood's "
+                        "default), 'theorem' = ceil(16 log(4KB/delta)), 'lemma6' = ceil(4 log(4KB/delta)), or an integer "
+                        "(robin-hood-eb's default: 2)")
+    p.add_argument("--ucb", choices=["eq6", "delta"], default=None,
                    help="log term of the variance UCB: eq6 = log(4KB/delta) as in Eq. (6) (default); "
                         "delta = log(1/delta), the form matching the experiments' warm-up")
+    p.add_argument("--scale", nargs=2, type=float, default=None, metavar=("LO", "HI"),
+                   help="the judge's score range (a score outside it is an error); robin-hood-eb needs it")
     p.add_argument("--drop-sparse", action="store_true", help="drop items with fewer than 2 valid judgments")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+JUDGE_FLAGS = {"delta": "delta", "t0": "t0", "ucb": "ucb"}
+
+
 def cmd_judge(args) -> int:
     from .data import load_pool_file
-    from .search import check_writable
     from .simulate import PoolJudge, run_judge
 
-    check_writable(args.json)
-    _check_finite(args, "delta")
-    if args.reps < 1:
-        raise ValueError(f"--reps must be >= 1, got {args.reps}")
-    pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error")
+    check_output_path(args.json, "--json", inputs=(args.judgments,))
+    check_scalar(args.reps, "--reps", int, low=1)
+    params = method_params(args, METHODS[args.method], flags=JUDGE_FLAGS)
+    if args.scale is not None:
+        lo, hi = (check_scalar(x, "--scale", float) for x in args.scale)
+        if not hi > lo:
+            raise ValueError(f"--scale needs LO < HI, got {lo:g} {hi:g}")
+    elif METHODS[args.method].needs_scale:
+        raise ValueError(f"{args.method} needs the judge's score range: give --scale LO HI")
+    pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error", scale=args.scale)
     if args.budget * args.reps > LONG_RUN_QUERIES:
         print(f"note: {args.budget:,} queries x {args.reps} repetitions is a long run (ROBIN-HOOD steps query by "
               "query: about 10 us per query and repetition on a CPU core); progress is shown on a terminal, "
               "--quiet hides it", file=sys.stderr)
     judge = PoolJudge(pool, device=args.device)
-    params = {}
-    if args.method == "robin-hood":
-        t0 = int(args.t0) if str(args.t0).isdigit() else args.t0
-        params = dict(delta=args.delta, t0=t0, ucb=args.ucb)
     res = run_judge(args.method, judge, [args.budget], reps=args.reps, seed=args.seed, device=args.device,
                     progress=not args.quiet, **params)
     w = res.wce()[0]
@@ -262,9 +287,35 @@ def _pulse_v(args, m: int):
     train = load_npz(args.train, missing="error")
     if train.shape[1] != m:
         raise ValueError(f"train and test have different numbers of columns ({train.shape[1]} vs {m})")
-    _, V = fit_factors(train.scores, cfg=FitConfig(args.rank or 8, args.fit_lam, args.fit_lr, args.fit_steps),
+    cfg = FitConfig(check_scalar(args.rank or 8, "--rank", int, low=1),
+                    check_scalar(0.01 if args.fit_lam is None else args.fit_lam, "--fit-lam", float, low=0.0),
+                    check_scalar(0.05 if args.fit_lr is None else args.fit_lr, "--fit-lr", float, low=0.0, closed="neither"),
+                    check_scalar(300 if args.fit_steps is None else args.fit_steps, "--fit-steps", int, low=1))
+    _, V = fit_factors(train.scores, cfg=cfg,
                        seed=args.seed, device=args.device)
     return V.cpu().numpy()
+
+
+def _range(p) -> str:
+    if p.choices:
+        return "{" + ", ".join(map(str, p.choices)) + "}"
+    if p.low is None and p.high is None:
+        return ""
+    lb = "[" if p.closed in ("both", "left") and p.low is not None else "("
+    rb = "]" if p.closed in ("both", "right") and p.high is not None else ")"
+    return f"{lb}{'-inf' if p.low is None else f'{p.low:g}'}, {'inf' if p.high is None else f'{p.high:g}'}{rb}"
+
+
+def cmd_methods(args) -> int:
+    for name, spec in METHODS.items():
+        caps = [c for c, on in (("anytime", spec.anytime), ("uniform within a row", spec.uniform_within_row),
+                                ("needs train factors", spec.needs_factors), ("needs a score scale", spec.needs_scale))
+                if on]
+        print(f"{name}  [{spec.kind}; {', '.join(caps) or 'fixed budget'}]\n    {spec.description}")
+        for p in spec.params:
+            bound = " at most the budget" if p.at_most_budget else ""
+            print(f"    {p.name:<13} {p.default!r:<14} {p.kind.__name__:5s} {_range(p) + bound:<32} {p.help}")
+    return 0
 
 
 def cmd_datasets(args) -> int:
@@ -323,6 +374,8 @@ def cmd_ledger(args) -> int:
 
 
 def _search_parser(sub):
+    from .study import STUDY_METHODS
+
     p = sub.add_parser(
         "search",
         help="find the best model with as few scorer calls as possible, with a certificate (live use)",
@@ -345,8 +398,7 @@ def _search_parser(sub):
     p.add_argument("--budget", type=int, default=None, help="most scorer calls (default: every pair)")
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
-    p.add_argument("--method", default="auto", choices=["auto", "ucbe", "ucbe-batch", "ucbe-sync", "row-mean",
-                                                          "filled-subset"],
+    p.add_argument("--method", default="auto", choices=["auto", *STUDY_METHODS],
                    help="policy (default auto = ucbe: stopping at a certificate needs an anytime method); these draw "
                         "each model's examples uniformly, which the intervals need")
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
@@ -359,15 +411,13 @@ def _search_parser(sub):
 
 
 def cmd_search(args) -> int:
-    from .search import Scorer, check_writable, read_examples, read_models, run_search
+    from .search import Scorer, read_examples, read_models, run_search
 
-    check_writable(args.json)
-    if args.delta is not None and not 0.0 < args.delta < 1.0:
-        raise ValueError(f"--delta must lie in (0, 1), got {args.delta}")
-    if not args.timeout > 0:
-        raise ValueError(f"--timeout must be > 0, got {args.timeout}")
-    models, examples = read_models(args.models), read_examples(args.examples)
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
+    check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal))
+    check_delta(args.delta, "--delta")
+    check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
+    models, examples = read_models(args.models), read_examples(args.examples)
     method = "ucbe" if args.method == "auto" else args.method
     out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
                      budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
@@ -385,6 +435,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     _simulate_parser(sub)
     _judge_parser(sub)
     _search_parser(sub)
+    sub.add_parser("methods", help="list every method with its capabilities and parameters (for --param KEY=VALUE)")
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
     d = sub.add_parser("data", help="get datasets: `data fetch NAME...|--all`")
     dsub = d.add_subparsers(dest="data_command", required=True)
@@ -412,7 +463,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 def main(argv=None, prog: str | None = None) -> int:
     """Entry point of the ``paperlib`` command (``prog`` is the name usage lines show)."""
     args = build_parser(prog).parse_args(argv)
-    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "datasets": cmd_datasets,
+    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "methods": cmd_methods, "datasets": cmd_datasets,
                "data": cmd_data, "ledger": cmd_ledger}[args.command]
     try:
         return handler(args)

@@ -45,14 +45,9 @@ import math
 
 import torch
 
+from .checks import check_delta
+
 KINDS = ("both", "eb", "hoeffding")
-
-
-def _check_delta(delta: float) -> float:
-    delta = float(delta)
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
-    return delta
 
 
 def _check_kind(kind: str) -> str:
@@ -102,7 +97,7 @@ def wor_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05,
     lower, upper : (..., t) tensors
         The running-intersection interval after each draw.
     """
-    delta, kind = _check_delta(delta), _check_kind(kind)
+    delta, kind = check_delta(delta), _check_kind(kind)
     if kind == "both":
         lo_e, hi_e = wor_mean_ci(x, population, delta / 2, kind="eb")
         lo_h, hi_h = wor_mean_ci(x, population, delta / 2, kind="hoeffding")
@@ -159,7 +154,7 @@ class WoRMeanCS:
     """
 
     def __init__(self, reps: int, n: int, population: int, delta: float, device=None, kind: str = "both"):
-        self.delta, self.kind = _check_delta(delta), _check_kind(kind)
+        self.delta, self.kind = check_delta(delta), _check_kind(kind)
         self._parts = ([WoRMeanCS(reps, n, population, delta / 2, device, "eb"),
                         WoRMeanCS(reps, n, population, delta / 2, device, "hoeffding")] if kind == "both" else [])
         self.population = int(population)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shlex
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -160,17 +159,3 @@ def result(study: Study, top_k: int, journal: Path) -> dict:
         top, ok = study.top_k(top_k)
         out.update(top_k=top, top_k_certified=ok)
     return out
-
-
-def check_writable(path: Path) -> None:
-    """Refuse an output path that cannot be written (creating missing folders), before any work is done."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"--json {path} is a directory")
-    parent = path.parent if str(path.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"--json {path}: cannot create {parent} ({exc.strerror})") from None
-    if not os.access(parent, os.W_OK):
-        raise ValueError(f"--json {path}: cannot write in {parent}")

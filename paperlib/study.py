@@ -34,11 +34,15 @@ from pathlib import Path
 import torch
 
 from . import __version__
+from .checks import check_delta
 from .confseq import WoRMeanCS, certify, certify_top_k
-from .policies import make_policy
+from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
-STUDY_METHODS = ("ucbe", "ucbe-batch", "ucbe-sync", "row-mean", "filled-subset")
+#: the methods a live study runs: anytime (a certificate may stop them), each model's examples drawn uniformly (the
+#: intervals need it), no train matrix, and an estimate that draws no random numbers (so a journal replays)
+STUDY_METHODS = tuple(n for n, s in METHODS.items() if s.kind == MATRIX and s.anytime and s.uniform_within_row
+                      and not s.takes_factors and not s.random_estimate)
 
 
 class JournalError(ValueError):
@@ -95,8 +99,7 @@ class Study:
             raise ValueError("model names must be distinct")
         if len(models) < 2 or not examples:
             raise ValueError(f"need at least 2 models and 1 example (got {len(models)} and {len(examples)})")
-        if not 0.0 < float(delta) < 1.0:
-            raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        delta = check_delta(delta)
         n, m = len(models), len(examples)
         budget = n * m if budget is None else budget
         self.models, self.examples = models, examples

@@ -24,7 +24,7 @@ def npz(tmp_path):
     (["--a", "nan"], "--a must be a finite"),
     (["--method", "ucbe-lrf", "--eta", "nan"], "--eta must be a finite"),
     (["--method", "ucbe-lrf", "--refit-growth", "inf"], "--refit-growth must be a finite"),
-    (["--method", "ucbe-lrf", "--refit-growth", "-1"], "refit_growth must lie in"),
+    (["--method", "ucbe-lrf", "--refit-growth", "-1"], "--refit-growth must lie in"),
     (["--delta", "nan"], "--delta"),
     (["--stop", "certified"], "needs delta"),
     (["--tie-tol", "-0.1"], "--tie-tol"),

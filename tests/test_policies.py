@@ -6,6 +6,7 @@ from paperlib.data import ScoreMatrix, low_rank_logistic
 from paperlib.lowrank import LowRankEnsemble
 from paperlib.policies import (
     MATRIX,
+    METHODS,
     AlreadyToldError,
     BudgetExhaustedError,
     PendingRequestError,
@@ -30,6 +31,10 @@ def _params(method):
     return SMALL if method in ("ucbe-lrf", "ucbe-lrf-score-only", "lrf") else {}
 
 
+def _batch_shapes_picks(method):
+    return any(p.name == "batch_size" and p.affects_result for p in METHODS[method].params)
+
+
 def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
     n, m = scores.shape
     pol = make_policy(method, n, m, budget, reps=reps, seed=seed, device="cpu", **{**_params(method), **kw})
@@ -47,6 +52,10 @@ def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
 @pytest.mark.parametrize("budget", [1, 37, 240])
 def test_exact_budget_no_repeats(method, budget):
     scores = low_rank_logistic(12, 20, gap=0.1, seed=1).scores
+    if budget < 7 and _batch_shapes_picks(method):  # a batch above the run's budget is refused, not cut
+        with pytest.raises(ValueError, match="batch_size = 7 exceeds the budget of 1"):
+            run_collect(method, scores, budget, reps=3, batch_size=7)
+        return
     if method in PULSE_FAMILY and budget < 12 * 7:
         with pytest.raises(ValueError, match="warm-up"):
             run_collect(method, scores, budget, reps=3, batch_size=7)

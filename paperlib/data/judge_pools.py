@@ -161,11 +161,12 @@ class JudgePool:
         return cls(name, kind, arr, ids, hum, tuple(scale) if scale is not None else None, meta)
 
 
-def load_pool_file(path: str | Path, sparse: str = "error") -> JudgePool:
+def load_pool_file(path: str | Path, sparse: str = "error", scale=None) -> JudgePool:
     """Read a pool from ``.npz`` (``scores`` (K, S), optional ``item_ids``, ``human``) or ``.csv``.
 
     A CSV is long format with columns ``item`` and ``score`` (one row per judgment; empty or
     non-numeric scores count as invalid) and an optional ``human`` column (one value per item).
+    ``scale=(lo, hi)``: the judge's score range (a score outside it is an error).
     """
     import pandas as pd
 
@@ -178,7 +179,7 @@ def load_pool_file(path: str | Path, sparse: str = "error") -> JudgePool:
                 raise JudgeDataError(f"{path}: npz has no 'scores' array (keys: {sorted(z.files)})")
             return JudgePool.from_array(z["scores"], name=path.stem, kind="user",
                                         item_ids=z["item_ids"] if "item_ids" in z else None,
-                                        human=z["human"] if "human" in z else None, sparse=sparse)
+                                        human=z["human"] if "human" in z else None, sparse=sparse, scale=scale)
     if path.suffix in (".csv", ".gz"):
         df = pd.read_csv(path)
         missing = {"item", "score"} - set(df.columns)
@@ -191,7 +192,7 @@ def load_pool_file(path: str | Path, sparse: str = "error") -> JudgePool:
         wide = df.pivot(index="item", columns="rep", values="score")
         human = df.groupby("item")["human"].first().reindex(wide.index).to_numpy() if "human" in df else None
         pool = JudgePool.from_array(wide.to_numpy(), name=path.stem, kind="user",
-                                    item_ids=wide.index.to_numpy(), human=human, sparse=sparse)
+                                    item_ids=wide.index.to_numpy(), human=human, sparse=sparse, scale=scale)
         invalid = df["score"].isna().groupby(df["item"]).sum()
         pool.meta["n_invalid"] = int(invalid.reindex(pool.item_ids).sum())
         return pool

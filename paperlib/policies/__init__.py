@@ -18,27 +18,42 @@ from .base import (
     PolicyError,
     Request,
     UnknownRequestError,
+    check_budget,
 )
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, UCBEBackbone
-from .registry import JUDGE, MATRIX, METHODS, MethodSpec, label, method_id, names, parse
+from .registry import JUDGE, MATRIX, METHODS, MethodSpec, Param, label, method_id, names, parse
 from .sysrs import SySH, SySRs, UCBESync
 from .ucbe import UCBE
 from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
 
 def make_policy(method: str, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None, **params) -> Policy:
-    """Instantiate a best-method identification policy by method id, with method-specific ``params``."""
+    """Instantiate a best-method identification policy by method id.
+
+    ``params`` are checked against the method's declared parameters (:attr:`MethodSpec.params`) before any work:
+    a parameter the method does not take, or a value out of its range, is refused.
+    """
     name, variant = parse(method)
     spec = METHODS[name]
     if spec.kind != MATRIX:
         raise ValueError(f"{method!r} allocates judge queries; use paperlib.simulate.run_judge or its class")
-    return spec.cls(n, m, budget, reps=reps, seed=seed, device=device, **{**variant, **params})
+    clash = sorted(k for k in variant if k in params and params[k] != variant[k])
+    if clash:
+        raise ValueError(f"{method!r} fixes {', '.join(clash)}; do not pass a different value")
+    checked = spec.check_params({**variant, **params}, budget=check_budget(budget, n, m))
+    return spec.cls(n, m, budget, reps=reps, seed=seed, device=device, **checked)
+
+
+def resolved_params(method: str, params: dict) -> dict:
+    """Every parameter a run of ``method`` uses: the declared defaults, the id's variant, then ``params``."""
+    name, variant = parse(method)
+    return {**METHODS[name].defaults(), **variant, **params}
 
 
 __all__ = [
     "JUDGE", "LRF", "MATRIX", "METHODS", "PULSE", "UCBE", "UCBELRF", "AllocationPolicy", "AlreadyToldError",
-    "ArmRequest", "BudgetExhaustedError", "FilledSubset", "MethodSpec", "NaivePooling", "PendingRequestError",
+    "ArmRequest", "BudgetExhaustedError", "FilledSubset", "MethodSpec", "NaivePooling", "Param", "PendingRequestError",
     "Policy", "PolicyError", "Request", "Robin", "RobinHood", "RowMeanImputation", "SySH", "SySRs", "UCBEBackbone", "UCBESync",
-    "UCBELRFScoreOnly", "Uniform", "UnknownRequestError", "label", "make_policy", "method_id", "names", "parse",
+    "UCBELRFScoreOnly", "Uniform", "UnknownRequestError", "label", "make_policy", "method_id", "names", "parse", "resolved_params",
 ]

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..checks import check_delta
 from ..device import get_device, make_generator
 from .base import BudgetExhaustedError, RequestBook, next_request_id
 
@@ -63,13 +64,6 @@ def check_judge_budget(budget, K: int) -> int:
         raise ValueError(f"budget {budget} is smaller than the K = {K} items; every item needs at least one "
                          "query for its estimate (Eq. 1) to exist")
     return budget
-
-
-def check_delta(delta: float) -> float:
-    delta = float(delta)
-    if not 0.0 < delta <= 1.0 or math.isnan(delta):
-        raise ValueError(f"delta must lie in (0, 1], got {delta}")
-    return delta
 
 
 def ucb_log(form: str, K: int, B: int, delta: float) -> float:

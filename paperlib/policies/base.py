@@ -156,6 +156,9 @@ class Policy(ABC):
     #: True when the run with budget T is the first T evaluations of any run with a larger budget, so one
     #: run yields every smaller budget's result (:func:`paperlib.simulate.simulate` relies on it).
     anytime = True
+    #: True when :meth:`estimate` draws random numbers (a refit of a random ensemble), so replaying a
+    #: journal that interleaves estimates would not reproduce the run's requests.
+    random_estimate = False
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         for name, value in (("n", n), ("m", m), ("reps", reps)):

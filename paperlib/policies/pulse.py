@@ -48,6 +48,7 @@ import math
 import numpy as np
 import torch
 
+from ..checks import check_delta
 from ..confseq import running_interval
 from ..device import make_generator
 from ..lowrank.logistic import refit_rows_sparse
@@ -184,9 +185,7 @@ class PULSE(Policy):
             raise ValueError(f"track_intervals needs the doubly robust estimator, not {self.estimator!r}")
         if self.spent or self._book.pending is not None:
             raise ValueError("track_intervals must be called before the first ask")
-        if not 0.0 < float(delta) < 1.0:
-            raise ValueError(f"delta must lie in (0, 1), got {delta}")
-        self.cs_delta = float(delta)
+        self.cs_delta = check_delta(delta)
         z = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
         self._cs_eta, self._cs_eta_theta, self._cs_q = z.clone(), z.clone(), z.clone()
         self.cs_lower, self.cs_upper = z.clone(), torch.ones_like(z)

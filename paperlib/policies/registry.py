@@ -10,9 +10,10 @@ Adding a policy is one module in :mod:`paperlib.policies` and one :class:`Method
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
+from ..checks import check_scalar
 from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
 from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
@@ -22,6 +23,35 @@ from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
 MATRIX = "matrix"
 JUDGE = "judge"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method: its type, default, allowed range and a line of help.
+
+    ``affects_result=False`` marks a parameter that changes only how the work is cut (the batch of a
+    method whose picks do not depend on it); ``at_most_budget`` refuses a value above the run's budget.
+    ``parse`` replaces the type check for a parameter of mixed type (ROBIN-HOOD's ``t0``).
+    """
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    choices: tuple | None = None
+    at_most_budget: bool = False
+    affects_result: bool = True
+    parse: Callable[[Any, str], Any] | None = None
+
+    def check(self, value, method: str, name: str | None = None):
+        name = name or f"{method} parameter {self.name}"
+        if self.parse is not None:
+            return self.parse(value, name)
+        return check_scalar(value, name, self.kind, low=self.low, high=self.high, closed=self.closed,
+                            choices=self.choices)
 
 
 @dataclass(frozen=True)
@@ -38,9 +68,14 @@ class MethodSpec:
     description : one line for ``--help``
     family : the hyperparameters it shares: ``ucbe``, ``lrf`` (rank, ensemble, eta, warm-up),
         ``backbone`` (the batched PULSE backbone: batch, T0, a), ``baseline`` or ``judge``
-    needs_factors : needs frozen example factors V from a train matrix (PULSE Step 1)
-    variant_params : parameters that may appear in an id, with their types
+    params : every parameter the method takes (:class:`Param`); nothing else is accepted
+    variant : the parameters that may appear in an id
     variant_label : display text of a variant, from its parameters
+    needs_factors : needs frozen example factors V from a train matrix (PULSE Step 1, ``v=``)
+    takes_factors : accepts ``v=`` (needed or not)
+
+    The capabilities that the class itself defines are read from it: :attr:`anytime`,
+    :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`.
     """
 
     name: str
@@ -49,9 +84,76 @@ class MethodSpec:
     label: str
     description: str
     family: str
-    needs_factors: bool = False
-    variant_params: dict[str, type] = field(default_factory=dict)
+    params: tuple[Param, ...] = ()
+    variant: tuple[str, ...] = ()
     variant_label: Callable[[dict], str] | None = None
+    needs_factors: bool = False
+    takes_factors: bool = False
+
+    @property
+    def anytime(self) -> bool:
+        """Prefix-consistent: the run with budget T is the first T calls of a longer run (a certificate may stop it)."""
+        return bool(getattr(self.cls, "anytime", True))
+
+    @property
+    def uniform_within_row(self) -> bool:
+        """Draws each model's examples uniformly among its unevaluated ones (the intervals need this)."""
+        return bool(getattr(self.cls, "uniform_within_row", False))
+
+    @property
+    def random_estimate(self) -> bool:
+        """Its estimate draws random numbers (a refit of a random ensemble), so a journal could not replay it."""
+        return bool(getattr(self.cls, "random_estimate", False))
+
+    @property
+    def needs_scale(self) -> bool:
+        """Needs the judge's score range (``scale=(lo, hi)``)."""
+        return bool(getattr(self.cls, "needs_scale", False))
+
+    @property
+    def variant_params(self) -> dict[str, Param]:
+        by_name = {p.name: p for p in self.params}
+        return {k: by_name[k] for k in self.variant}
+
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.params}
+
+    def check_params(self, params: dict, budget: int | None = None, names: dict | None = None) -> dict:
+        """``params`` checked against this method's :attr:`params`: an unknown name or a bad value is refused
+        with a message naming both (data inputs ``v`` and ``scale`` pass through when the method takes them).
+        ``names`` maps a parameter to how a message calls it (the command line's flag)."""
+        by_name = {p.name: p for p in self.params}
+        out = {}
+        for key, value in params.items():
+            if key == "v" and self.takes_factors or key == "scale" and self.needs_scale:
+                out[key] = value
+                continue
+            if key not in by_name:
+                takes = ", ".join(self.param_names()) or "no parameters"
+                hint = "" if key != "v" else " (it needs no train factors)"
+                raise ValueError(f"{self.name} takes no parameter {key!r}{hint}; it takes: {takes}")
+            p = by_name[key]
+            label = (names or {}).get(key) or f"{self.name} parameter {key}"
+            out[key] = p.check(value, self.name, label)
+            if p.at_most_budget and budget is not None and out[key] > budget:
+                raise ValueError(f"{label} = {out[key]} exceeds the budget of {budget} calls ({self.name})")
+        return out
+
+    def pick(self, params: dict, affecting_only: bool = False) -> dict:
+        """The entries of a shared block (a config's family block) that this method takes, checked."""
+        take = {p.name for p in self.params if p.affects_result or not affecting_only}
+        return self.check_params({k: v for k, v in params.items() if k in take})
+
+
+def _t0_rounds(value, name: str):
+    if isinstance(value, str) and value in ("experiments", "theorem", "lemma6"):
+        return value
+    if isinstance(value, str) and not value.strip().isdigit():
+        raise ValueError(f"{name} must be 'experiments', 'theorem', 'lemma6' or a positive integer, got {value!r}")
+    return check_scalar(value, name, int, low=1)
 
 
 def _robin_hood_label(p: dict) -> str:
@@ -63,51 +165,103 @@ def _convention_label(base: str):
     return lambda p: f"{base} (paper-literal)" if p.get("convention") == "paper" else base
 
 
-_CONVENTION = {"convention": str}
-
-
 def _batch_mode_label(base: str):
     return lambda p: f"{base} ({p['batch_mode']} batches)" if "batch_mode" in p else base
 
 
+def _batch(default: int, affects_result: bool = True) -> Param:
+    if affects_result:
+        return Param("batch_size", int, default, "pairs per step", low=1, at_most_budget=True)
+    return Param("batch_size", int, default, "pairs per step (the picks do not depend on it)", low=1,
+                 affects_result=False)
+
+
+_A = Param("a", float, 1.0, "UCB-E exploration parameter a (Zhou et al. Sec. 4.3)", low=0.0)
+_UCBE = (_A, _batch(1), Param("batch_mode", str, "row", "row: the top method and b of its examples (Zhou et al. "
+                              "Sec. 4.3); pending: b sequential arg-maxes counting pending pairs",
+                              choices=("row", "pending")))
+_LRF_BASE = (
+    Param("rank", int, 1, "rank r of the factorisation", low=1),
+    Param("ensemble", int, 64, "ensemble size K", low=1),
+    Param("warmup_frac", float, 0.05, "warm-up T0 as a fraction of n*m", low=0.0, high=1.0),
+    _batch(32),
+    Param("eta", float, 5.0, "uncertainty scaling eta", low=0.0),
+    Param("drop", float, 0.05, "dropout rate of each ensemble member's observed pairs", low=0.0, high=1.0, closed="left"),
+    Param("init_sweeps", int, 20, "ALS sweeps of the first fit", low=1),
+    Param("refit_sweeps", int, 2, "ALS sweeps of a warm-started refit", low=1),
+)
+_LRF_ACTIVE = _LRF_BASE + (
+    Param("refit_every", int, 1, "batches between refits (1: after every batch, as the paper)", low=1),
+    Param("refit_growth", float, 0.0, "refit only when the observed pairs have grown by 1 + this (0: every batch)",
+          low=0.0, high=10.0),
+)
+_BACKBONE = (_batch(64), Param("t0", int, 1, "warm-up batches per model T0", low=1), _A)
+_PULSE = _BACKBONE + (
+    Param("refit_every", int, 1000, "bandit steps between refits of U", low=1),
+    Param("lam", float, 0.01, "lambda of Eq. 1 in the refits", low=0.0),
+    Param("init_lr", float, 0.01, "Adam learning rate of the first refit (App. C.1)", low=0.0, closed="neither"),
+    Param("init_steps", int, 50, "Adam steps of the first refit (App. C.1)", low=1),
+    Param("loop_lr", float, 0.1, "Adam learning rate of the refits in the loop (App. C.1)", low=0.0, closed="neither"),
+    Param("loop_steps", int, 10, "Adam steps of the refits in the loop (App. C.1)", low=1),
+    Param("convention", str, "authors", "authors: as the authors' code runs it; paper: the paper-literal reading",
+          choices=("authors", "paper")),
+)
+_ROBIN_HOOD = (
+    Param("delta", float, 0.007, "confidence delta (Sec. 5)", low=0.0, high=1.0, closed="neither"),
+    Param("t0", str, "experiments", "warm-up rounds: experiments, theorem, lemma6 or an integer", parse=_t0_rounds),
+    Param("ucb", str, "eq6", "log term of the variance UCB: eq6 = log(4KB/delta), delta = log(1/delta)",
+          choices=("eq6", "delta")),
+)
+_ROBIN_HOOD_EB = (_ROBIN_HOOD[0], Param("t0", str, 2, "warm-up rounds: experiments, theorem, lemma6 or an integer",
+                                        parse=_t0_rounds), _ROBIN_HOOD[2])
+_SYNC_BATCH = (_batch(256, affects_result=False),)
+_BASELINE_BATCH = (_batch(1024, affects_result=False),)
+
 _SPECS = [
     MethodSpec("ucbe", UCBE, MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe",
-               False, {"batch_mode": str}, _batch_mode_label("UCB-E")),
-    MethodSpec("ucbe-lrf", UCBELRF, MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf"),
+               _UCBE, ("batch_mode",), _batch_mode_label("UCB-E")),
+    MethodSpec("ucbe-lrf", UCBELRF, MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf", _LRF_ACTIVE),
     MethodSpec("ucbe-lrf-score-only", UCBELRFScoreOnly, MATRIX, "UCB-E-LRF (Score Only)",
-               "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.6)", "lrf"),
-    MethodSpec("row-mean", RowMeanImputation, MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)", "baseline"),
-    MethodSpec("filled-subset", FilledSubset, MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline"),
-    MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf"),
+               "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.6)", "lrf", _LRF_ACTIVE),
+    MethodSpec("row-mean", RowMeanImputation, MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)",
+               "baseline", _BASELINE_BATCH),
+    MethodSpec("filled-subset", FilledSubset, MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline",
+               _BASELINE_BATCH),
+    MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf",
+               _LRF_BASE),
     MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1, as the authors' code runs it)",
-               "backbone", True, _CONVENTION, _convention_label("PULSE")),
+               "backbone", _PULSE, ("convention",), _convention_label("PULSE"), needs_factors=True, takes_factors=True),
     MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
                "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
-               "backbone", True, _CONVENTION, _convention_label("PULSE (precision-weighted)")),
+               "backbone", _PULSE, ("convention",), _convention_label("PULSE (precision-weighted)"),
+               needs_factors=True, takes_factors=True),
     MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
                "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
-               "backbone", True, _CONVENTION, _convention_label("PULSE (synchronized)")),
+               "backbone", _PULSE, ("convention",), _convention_label("PULSE (synchronized)"),
+               needs_factors=True, takes_factors=True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
-               "backbone", True, _CONVENTION, _convention_label("Naive-Pooling")),
-    MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)", "backbone"),
+               "backbone", _PULSE, ("convention",), _convention_label("Naive-Pooling"),
+               needs_factors=True, takes_factors=True),
+    MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)",
+               "backbone", _BACKBONE),
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
-               "baseline"),
+               "baseline", _SYNC_BATCH),
     MethodSpec("sysh", SySH, MATRIX, "SySH (ours)",
                "Sequential Halving (Karnin et al. 2013) with the synchronized examples of Lyu et al. 2026 (ours)",
-               "baseline"),
+               "baseline", _SYNC_BATCH),
     MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
                "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe",
-               False, {"batch_mode": str}, _batch_mode_label("UCB-E (synchronized)")),
+               _UCBE, ("batch_mode",), _batch_mode_label("UCB-E (synchronized)")),
     MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
-               "baseline"),
+               "baseline", _SYNC_BATCH, takes_factors=True),
     MethodSpec("uniform", Uniform, JUDGE, "Uniform", "round-robin over the items (Saha et al. 2026, Sec. 5)", "judge"),
     MethodSpec("robin", Robin, JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
     MethodSpec("robin-hood", RobinHood, JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",
-               False, {"delta": float, "ucb": str, "t0": str}, _robin_hood_label),
+               _ROBIN_HOOD, ("delta", "t0", "ucb"), _robin_hood_label),
     MethodSpec("robin-hood-eb", RobinHoodEB, JUDGE, "ROBIN-HOOD-EB (ours)",
                "ROBIN-HOOD with an empirical-Bernstein variance bound that never collapses to 0 (ours)", "judge",
-               False, {"delta": float, "ucb": str, "t0": str}),
+               _ROBIN_HOOD_EB, ("delta", "t0", "ucb")),
 ]
 METHODS: dict[str, MethodSpec] = {s.name: s for s in _SPECS}
 
@@ -130,9 +284,9 @@ def _fmt(value) -> str:
 def method_id(name: str, **params) -> str:
     """The id of ``name`` with variant ``params`` (keys sorted), e.g. ``robin-hood:delta=0.007:ucb=delta``."""
     s = spec(name)
-    bad = sorted(set(params) - set(s.variant_params))
+    bad = sorted(set(params) - set(s.variant))
     if bad:
-        raise ValueError(f"{name} has no variant parameter {', '.join(bad)}; it has {sorted(s.variant_params) or 'none'}")
+        raise ValueError(f"{name} has no variant parameter {', '.join(bad)}; it has {sorted(s.variant) or 'none'}")
     return ":".join([name] + [f"{k}={_fmt(params[k])}" for k in sorted(params)])
 
 
@@ -143,9 +297,9 @@ def parse(mid: str) -> tuple[str, dict]:
     params = {}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or key not in s.variant_params:
-            raise ValueError(f"bad method id {mid!r}: {part!r} is not key=value with key in {sorted(s.variant_params)}")
-        params[key] = s.variant_params[key](value)
+        if not sep or key not in s.variant:
+            raise ValueError(f"bad method id {mid!r}: {part!r} is not key=value with key in {sorted(s.variant)}")
+        params[key] = s.variant_params[key].check(value, name)
     if method_id(name, **params) != mid:
         raise ValueError(f"method id {mid!r} is not canonical; write {method_id(name, **params)!r}")
     return name, params

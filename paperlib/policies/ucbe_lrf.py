@@ -152,6 +152,7 @@ class _LRFPolicy(Policy):
             self._track(rows, cols, scores)
 
     refits_every_batch = True
+    random_estimate = True
     #: whether the bounds read R's row sums (only UCB-E-LRF's do; the others skip that (R, n, m) pass)
     uses_uncertainty = False
 

@@ -108,26 +108,21 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     if METHODS[name].kind != JUDGE:
         raise ValueError(f"{method!r} is not a judge-allocation method; choose from uniform, robin, robin-hood, "
                          "robin-hood-eb")
-    params = {**variant, **params}
+    spec = METHODS[name]
+    params = spec.check_params({**variant, **params})
     dev = get_device(device)
     K = judge.K
     bs = _check_budgets(budgets, K)
     B = bs[-1]
     t_start = time.perf_counter()
     draw_gen = make_generator(seed * 2 + 1, dev)
+    if spec.needs_scale and "scale" not in params:
+        if judge.scale is None:
+            raise ValueError(f"{name} needs bounded scores and judge {judge.name} has no scale; pass scale=(lo, hi)")
+        params["scale"] = judge.scale
     if name == "robin":
-        if params:
-            raise ValueError(f"robin takes no parameters, got {sorted(params)}")
-        pol = METHODS[name].cls(K, B, judge.variances, reps, seed, dev)
-    else:
-        if name == "uniform" and params:
-            raise ValueError(f"uniform takes no parameters, got {sorted(params)}")
-        if METHODS[name].cls.needs_scale and "scale" not in params:
-            if judge.scale is None:
-                raise ValueError(f"{name} needs bounded scores and judge {judge.name} has no scale; "
-                                 "pass scale=(lo, hi)")
-            params["scale"] = judge.scale
-        pol = METHODS[name].cls(K, B, reps=reps, seed=seed, device=dev, **params)
+        params["variances"] = judge.variances
+    pol = spec.cls(K, B, reps=reps, seed=seed, device=dev, **params)
     used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}
     if track and name != "robin-hood":
         raise ValueError("track=True applies to robin-hood only")

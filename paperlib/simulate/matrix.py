@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..checks import check_delta, check_scalar
 from ..confseq import WoRMeanCS, certify
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
-from ..policies import METHODS, make_policy, parse
+from ..policies import METHODS, make_policy, parse, resolved_params
 from ..progress import progress_bar
 
 
@@ -187,14 +188,13 @@ def simulate(
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
-    if delta is not None and not (isinstance(delta, (int, float)) and 0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if delta is not None:
+        delta = check_delta(delta)
     if stop not in ("budget", "certified"):
         raise ValueError(f"stop must be 'budget' or 'certified', got {stop!r}")
     if stop == "certified" and delta is None:
         raise ValueError("stop='certified' needs delta")
-    if not (isinstance(tie_tol, (int, float)) and 0.0 <= float(tie_tol) < 1.0):
-        raise ValueError(f"tie_tol must lie in [0, 1), got {tie_tol!r}")
+    tie_tol = check_scalar(tie_tol, "tie_tol", float, low=0.0, high=1.0, closed="left")
     n, m = matrix.shape
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
         return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params)
@@ -240,7 +240,8 @@ def simulate(
         method=method, dataset=matrix.name, kind=matrix.kind, budgets=np.asarray(budgets),
         estimates=np.stack(est), best=np.stack(best).astype(np.int64), true_means=matrix.means,
         wall_s=time.perf_counter() - t0, seed=seed, device=str(dev),
-        params={k: (f"array{tuple(v.shape)}" if hasattr(v, "shape") else v) for k, v in params.items()},
+        params={k: (f"array{tuple(v.shape)}" if hasattr(v, "shape") else v)
+                for k, v in resolved_params(method, params).items()},
         delta=None if delta is None else float(delta),
         certified=np.stack(cert) if cs is not None else None,
         best_ci=np.stack(ci) if cs is not None else None,

@@ -17,14 +17,11 @@ SPLIT = " (test half)"  #: suffix of a matrix's key in the tables when only its 
 
 
 def method_params(method: str, cfg: dict) -> dict:
-    """Batch size for the methods that take one (SySRs' and the baselines' results do not depend on it), plus
-    ``lrf_params`` for the LRF family (e.g. a declared ``refit_growth``); ``method`` is a method id
-    (``ucbe:batch_mode=pending``)."""
-    family = METHODS[parse(method)[0]].family
-    params = {"batch_size": int(cfg["batch_size"])} if family in ("ucbe", "lrf", "backbone") else {}
-    if family == "lrf" and parse(method)[0] != "lrf":
-        params.update(cfg.get("lrf_params", {}))
-    return params
+    """The race's ``batch_size`` and ``lrf_params`` (e.g. a declared ``refit_growth``), restricted to the parameters
+    that ``method`` (a method id, ``ucbe:batch_mode=pending``) declares and whose value changes its picks (SySRs' and
+    the baselines' batch only cuts the work)."""
+    shared = {"batch_size": int(cfg["batch_size"]), **cfg.get("lrf_params", {})}
+    return METHODS[parse(method)[0]].pick(shared, affecting_only=True)
 
 
 def method_reps(method: str, cfg: dict) -> int:

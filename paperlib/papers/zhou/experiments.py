@@ -11,21 +11,21 @@ import pandas as pd
 
 from ... import data
 from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table, settle_table
-from ...policies import MATRIX, label, names
+from ...policies import METHODS, label, parse
 from ...simulate import budgets_from_fracs, simulate
 
-LRF_METHODS = tuple(names(MATRIX, "lrf"))
 MAIN_METRIC = "top1 gap eps=0.01"
 
 
+#: the config block (``zhou.params``) that holds each family's hyperparameters
+FAMILY_BLOCKS = {"ucbe": "ucbe", "lrf": "lrf_common"}
+
+
 def method_params(cfg: dict, method: str) -> dict:
-    """Hyperparameters of ``method`` from the config's ``zhou.params`` block."""
-    p = cfg["params"]
-    if method == "ucbe":
-        return dict(p.get("ucbe", {}))
-    if method in LRF_METHODS:
-        return dict(p.get("lrf_common", {}))
-    return {}
+    """Hyperparameters of ``method`` from its family's block of ``zhou.params``, those the method declares
+    (LRF, Alg. 5, takes no refit schedule)."""
+    spec = METHODS[parse(method)[0]]
+    return spec.pick(cfg["params"].get(FAMILY_BLOCKS.get(spec.family, ""), {}))
 
 
 def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
