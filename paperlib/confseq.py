@@ -211,6 +211,41 @@ def running_interval(centre, scale, penalty, delta, seen_sum, seen_count, popula
     return torch.maximum(lower, lo), torch.minimum(upper, hi)
 
 
+class PredictableRangeCS:
+    """A confidence sequence for each of (R, n) means from unbiased one-step estimators with predictable ranges.
+
+    Each stream absorbs estimators theta_t with E[theta_t | past] = mu that lie, given the past, in an interval of
+    known width w_t (PULSE's one-step doubly robust estimators: w_t = |U| / n (1 + lambda (max_U S_hat -
+    min_U S_hat))). Hoeffding's lemma with predictable bets eta_t makes exp(sum eta_t (theta_t - mu) - eta_t^2 w_t^2
+    / 8) a supermartingale (the predictable-range Hoeffding construction of Waudby-Smith & Ramdas 2024,
+    "Estimating means of bounded random variables by betting", Sec. 3), and Ville's inequality on it and its mirror,
+    each at delta / 2, gives, for all t at once with probability >= 1 - delta,
+    |sum eta_t theta_t - mu sum eta_t| <= log(2 / delta) + sum eta_t^2 w_t^2 / 8, with
+    eta_t = min(1, sqrt(8 log(2 / delta) / (t log(t + 1)))) / w_t. This is Theorem 1 of Tolochinsky et al. 2026
+    made uniform over time. :meth:`refresh` intersects it with the sure interval [sum_O S, sum_O S + |U|] / m and
+    with its own past. Written here because no maintained package offers it for torch tensors.
+    """
+
+    def __init__(self, reps: int, n: int, population: int, delta: float, device=None):
+        self.delta, self.population = check_delta(delta), int(population)
+        z = torch.zeros(reps, n, dtype=torch.float64, device=device)
+        self.eta, self.eta_theta, self.penalty = z.clone(), z.clone(), z.clone()
+        self.lower, self.upper = z.clone(), torch.ones_like(z)
+
+    def add(self, r, rows, theta, width, t) -> None:
+        """Absorb one theta per (repetition, row) with its predictable width; ``t`` is its index (1-based)."""
+        t = t.double()
+        eta = (torch.sqrt(8.0 * math.log(2.0 / self.delta) / (t * torch.log1p(t))).clamp(max=1.0)) / width
+        self.eta[r, rows] += eta
+        self.eta_theta[r, rows] += eta * theta
+        self.penalty[r, rows] += (eta * width).square() / 8.0
+
+    def refresh(self, seen_sum: torch.Tensor, seen_count: torch.Tensor) -> None:
+        """Update (lower, upper) given each stream's observed sum and count of the population."""
+        self.lower, self.upper = running_interval(self.eta_theta, self.eta, self.penalty, self.delta, seen_sum,
+                                                  seen_count, self.population, self.lower, self.upper)
+
+
 def certify(lower: torch.Tensor, upper: torch.Tensor, estimate: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The best-model certificate: the row with the highest ``estimate`` is certified when its lower bound
     exceeds every other row's upper bound.

@@ -258,13 +258,9 @@ class _Adversarial:
 
     @staticmethod
     def make(n, m, budget, **kw):
-        from paperlib.policies.pulse import PULSE
+        from paperlib.policies.pulse import PULSE, DoublyRobust
 
-        class Flip(PULSE):
-            def _row_predictions(self, pick):
-                return 1.0 - super()._row_predictions(pick)
-
-        return Flip(n, m, budget, **kw)
+        return PULSE(n, m, budget, estimator=DoublyRobust(flip=True), **kw)
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from paperlib.lowrank.logistic import dense_refit_is_cheaper
 from paperlib.papers.pulse import theory as T
 from paperlib.papers.pulse.pools import PoolBuildError, build_pool, make_pool, split_models
 from paperlib.policies import make_policy
-from paperlib.policies.pulse import predictable_lambda
+from paperlib.policies.pulse import DoublyRobust, ObservedMean, predictable_lambda
 from paperlib.simulate import simulate
 from paperlib.stats import clopper_pearson
 
@@ -197,7 +197,7 @@ def test_pulse_beats_naive_pooling_with_biased_refits_on_easy_pool():
 def test_unobserved_sampler_is_uniform_without_replacement():
     from paperlib.policies.pulse import PULSE
 
-    pol = PULSE(1, 50, 50, reps=20000, seed=0, estimator="obs", batch_size=3, t0=1)
+    pol = PULSE(1, 50, 50, reps=20000, seed=0, estimator=ObservedMean(), batch_size=3, t0=1)
     pol.mask[:, 0, :40] = True
     c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 3).numpy()
     assert (c >= 40).all() and all(len(set(x)) == 3 for x in c)
@@ -269,8 +269,10 @@ def test_precision_weighted_pulse_is_exact_once_a_model_is_fully_observed_and_we
         req = plain.ask()
         plain.tell(req, s[req.rows, req.cols])
     assert not torch.allclose(plain.estimate(), torch.tensor(mat.means, dtype=torch.float64).expand(3, -1))
-    with pytest.raises(ValueError, match="weighting"):
-        make_policy("pulse", 5, 64, 100, v=v, weighting="magic")
+    with pytest.raises(ValueError, match="pulse takes no parameter 'weighting'"):
+        make_policy("pulse", 5, 64, 100, v=v, weighting="precision")
+    with pytest.raises(ValueError, match="weighting must be 'mean'"):
+        DoublyRobust("magic")
 
 
 def test_pulse_sync_follows_one_shared_order_and_refuses_intervals():
@@ -331,7 +333,7 @@ def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
     from paperlib.policies.pulse import PULSE
 
     R, n, m, k = 300, 3, 200, 6
-    pol = PULSE(n, m, n * m, reps=R, seed=4, estimator="obs", batch_size=k, t0=1)
+    pol = PULSE(n, m, n * m, reps=R, seed=4, estimator=ObservedMean(), batch_size=k, t0=1)
     rng = np.random.default_rng(0)
     pol.mask[:] = torch.tensor(rng.random((R, n, m)) < rng.uniform(0.2, 0.99, (R, n, 1)))
     pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
@@ -364,7 +366,7 @@ def test_warmup_draws_distinct_uniform_examples(m, warm):
     from paperlib.policies.pulse import PULSE
 
     R, n = 4000, 2
-    pol = PULSE(n, m, n * m, reps=R, seed=2, estimator="obs", batch_size=warm, t0=1)
+    pol = PULSE(n, m, n * m, reps=R, seed=2, estimator=ObservedMean(), batch_size=warm, t0=1)
     req = pol.ask()
     rows, cols = req.rows, req.cols
     assert (rows == torch.arange(n).repeat_interleave(warm)).all()

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from paperlib.papers.pulse.coverage import CoverageProbe, batch_z_variance, coverage_verdict
-from paperlib.policies.pulse import PULSE
+from paperlib.papers.pulse.coverage import batch_z_variance, coverage_probe, coverage_verdict
+from paperlib.policies.pulse import PULSE, DoublyRobust
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5])
@@ -41,26 +41,27 @@ def small_run(cls, **extra):
 
 def test_probe_runs_pulse_unchanged_and_records_every_step():
     pulse, _ = small_run(PULSE)
-    probe, S = small_run(CoverageProbe, scores=np.zeros((6, 40)))
+    probe, S = small_run(coverage_probe, scores=np.zeros((6, 40)))
     assert torch.equal(pulse.estimate(), probe.estimate())
     assert torch.equal(pulse.n_theta, probe.n_theta)
-    assert (probe.vz_sum >= 0).all()
+    assert (probe.observer.vz_sum >= 0).all()
+    assert torch.equal(probe.observer.lam_steps + 1, probe.n_theta)  # every step after the warm-up was observed
 
 
 def test_probe_warm_up_variance_is_the_without_replacement_formula():
     S = np.random.default_rng(0).random((6, 40))
-    fresh = CoverageProbe(6, 40, 6 * 4, scores=S, reps=2, seed=0, v=np.zeros((40, 2), np.float32), batch_size=4)
+    fresh = coverage_probe(6, 40, 6 * 4, scores=S, reps=2, seed=0, v=np.zeros((40, 2), np.float32), batch_size=4)
     req = fresh.ask()
     fresh.tell(req, torch.tensor(S, dtype=torch.float32)[req.rows, req.cols])
     m, k = 40, 4
     expected = m**2 * S.var(axis=1) * (m - k) / (k * (m - 1))
-    np.testing.assert_allclose(fresh.vz_sum[0].numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(fresh.observer.vz_sum[0].numpy(), expected, rtol=1e-6)
 
 
 def test_adversarial_probe_flips_the_predictions():
-    probe, _ = small_run(CoverageProbe, scores=np.zeros((6, 40)), flip=True)
+    probe, _ = small_run(coverage_probe, scores=np.zeros((6, 40)), flip=True)
     pick = torch.zeros(5, dtype=torch.long)
-    assert torch.allclose(probe._row_predictions(pick), 1 - PULSE._row_predictions(probe, pick))
+    assert torch.allclose(probe.estimator.predictions(probe, pick), 1 - DoublyRobust().predictions(probe, pick))
 
 
 def summary(**kw):

@@ -4,14 +4,14 @@ Rows are models (the paper's m), columns examples (the paper's n). Every method 
 B examples per model first, then repeatedly picks ``argmax_i mu_hat_i + sqrt(a / |O_i|)`` over
 models not yet fully observed and evaluates B of its unobserved examples, drawn uniformly without
 replacement (sequential rejection sampling, :meth:`PULSE._sample_unobserved`). The methods
-differ only in mu_hat:
+differ only in mu_hat, an :class:`Estimator` object:
 
-* ``dr`` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
+* :class:`DoublyRobust` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
   form: Z = sum_{j in B_t} (S_ij - lambda S_hat_ij) / pi, pi = |B_t| / |U_i|), with the
   predictable lambda of Step 3 and predictions sigmoid(u_i . v_j) refitted every ``refit_every``
   steps with V frozen (Step 1).
-* ``obs`` (UCB-E): the observation-only mean (Eq. 4).
-* ``pooled`` (Naive-Pooling): (sum_{O_i} S_ij + sum_{U_i} S_hat_ij) / n with current predictions.
+* :class:`ObservedMean` (UCB-E): the observation-only mean (Eq. 4).
+* :class:`NaivePooled` (Naive-Pooling): (sum_{O_i} S_ij + sum_{U_i} S_hat_ij) / n with current predictions.
 
 The T0 warm-up batches form the first one-step estimator of every model (lambda = 0, so it equals
 the warm-up mean).
@@ -48,14 +48,12 @@ import math
 import numpy as np
 import torch
 
-from ..checks import check_delta
-from ..confseq import running_interval
+from ..confseq import PredictableRangeCS
 from ..device import make_generator
 from ..lowrank.logistic import refit_rows_sparse
 from .base import Policy, random_argmax
 from .lazyperm import KeyedPermutations
 
-ESTIMATORS = ("dr", "obs", "pooled")
 CONVENTIONS = ("authors", "paper")
 
 
@@ -81,13 +79,140 @@ def predictable_lambda_batch(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, batch
     return torch.where((z_bar <= 0) | (denom <= 0), torch.ones_like(raw), raw.clamp(0.0, 1.0))
 
 
+class Estimator:
+    """mu_hat on the PULSE backbone: the one thing its methods differ in. Stateless; the running sums live on the
+    policy. Hooks run at the warm-up, at each step before and after the new batch is recorded, and after a refit."""
+
+    name = "estimator"
+    needs_factors = True
+    #: whether PULSE's confidence sequence (:meth:`PULSE.track_intervals`) is valid for it
+    intervals = False
+
+    def predictions(self, pol, pick) -> torch.Tensor:
+        """S_hat^t of the picked row of every repetition, sigmoid(u_i . v_j) for all j: (R, m) float64."""
+        return torch.sigmoid(pol.U[pol._rep_index, pick] @ pol.V.T).double()
+
+    def warmup(self, pol, s) -> None:
+        """After the warm-up; ``s`` (R, n) are the warm-up score sums."""
+
+    def step(self, pol, pick, cols, sb) -> None:
+        """A step's batch ``cols`` of row ``pick`` with score sums ``sb``, before it is recorded."""
+
+    def recorded(self, pol, pick) -> None:
+        """After the step's batch is recorded (mask, counts, sums)."""
+
+    def refitted(self, pol, initial: bool) -> None:
+        """After a refit of U (``initial``: the one after the warm-up)."""
+
+    def estimate(self, pol) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class ObservedMean(Estimator):
+    """UCB-E's mean of the observed scores (Eq. 4)."""
+
+    name = "obs"
+    needs_factors = False
+
+    def estimate(self, pol):
+        return pol.sum_obs / pol.cnt.clamp(min=1)
+
+
+class DoublyRobust(Estimator):
+    """PULSE's estimate: the one-step doubly robust estimators theta_t (Eq. 2, batch form, lambda of Step 3).
+
+    Parameters
+    ----------
+    weighting : {"mean", "precision"}
+        ``"mean"``: Eq. (3)'s running mean (exact once a model is fully observed under the authors' convention);
+        ``"precision"``: weights 1 / w_t^2 (ours, :class:`PULSEPrecision`), exact once fully observed.
+    flip : bool
+        Use 1 - S_hat instead of the predictions (an adversarial check of Theorem 1: Lemma 1 holds for any
+        predictable predictions).
+    """
+
+    name = "dr"
+    intervals = True
+
+    def __init__(self, weighting: str = "mean", flip: bool = False):
+        if weighting not in ("mean", "precision"):
+            raise ValueError(f"weighting must be 'mean' (Eq. 3) or 'precision', got {weighting!r}")
+        self.weighting, self.flip = weighting, bool(flip)
+
+    def predictions(self, pol, pick):
+        pred = super().predictions(pol, pick)
+        return 1.0 - pred if self.flip else pred
+
+    def warmup(self, pol, s):
+        pol.theta_sum += s / pol.warm
+        pol.n_theta += 1
+        pol.w_sum += 1.0
+        pol.w_theta_sum += s / pol.warm
+        if pol.convention == "paper":
+            pol.z_sum += s * pol.m / pol.warm
+            pol.n_z += 1
+
+    def step(self, pol, pick, cols, sb):
+        r = pol._rep_index
+        theta, Z, lam_t, pred, unobs = pol._dr_step(pick, cols, sb)
+        pol.theta_sum[r, pick] += theta
+        pol.n_theta[r, pick] += 1
+        pol.z_sum[r, pick] += Z
+        pol.n_z[r, pick] += 1
+        pol.last_lambda = lam_t
+        if pol.cs is not None or self.weighting == "precision":
+            hi = torch.where(unobs, pred, torch.full_like(pred, -torch.inf)).amax(1)
+            lo = torch.where(unobs, pred, torch.full_like(pred, torch.inf)).amin(1)
+            width = unobs.sum(1).double() / pol.m * (1.0 + lam_t * (hi - lo))
+            w = 1.0 / width.square()
+            pol.w_sum[r, pick] += w
+            pol.w_theta_sum[r, pick] += w * theta
+        if pol.cs is not None:
+            pol.cs.add(r, pick, theta, width, pol.n_theta[r, pick])
+        if pol.observer is not None:
+            pol.observer.on_step(pol, pick, cols, lam_t, pred, unobs)
+
+    def estimate(self, pol):
+        exact = pol.sum_obs / pol.m
+        if self.weighting == "precision":
+            return torch.where(pol.cnt >= pol.m, exact, pol.w_theta_sum / pol.w_sum.clamp(min=1e-300))
+        mean = pol.theta_sum / pol.n_theta.clamp(min=1)
+        return torch.where(pol.cnt >= pol.m, exact, mean) if pol.convention == "authors" else mean
+
+
+class NaivePooled(Estimator):
+    """Naive-Pooling's (sum_O S + sum_U S_hat) / n: the predictions taken as ground truth."""
+
+    name = "pooled"
+
+    def step(self, pol, pick, cols, sb):
+        if pol.convention == "paper":
+            r = pol._rep_index
+            u = pol.U[r, pick]
+            pb = torch.sigmoid((pol.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
+            pol.unobs_pred[r, pick] -= pb
+
+    def recorded(self, pol, pick):
+        if pol.convention == "authors":
+            r = pol._rep_index
+            pol.unobs_pred[r, pick] = self.predictions(pol, pick).masked_fill_(pol.mask[r, pick], 0.0).sum(1)
+
+    def refitted(self, pol, initial):
+        if initial or pol.convention == "paper":
+            pol.unobs_pred = pol._unobserved_prediction_sums()
+
+    def estimate(self, pol):
+        return (pol.sum_obs + pol.unobs_pred) / pol.m
+
+
 class PULSE(Policy):
-    """Algorithm 1 (``estimator="dr"``) and its baselines (``"obs"`` = UCB-E, ``"pooled"`` = Naive-Pooling).
+    """Algorithm 1 (:class:`DoublyRobust`) and, through subclasses, its baselines on the same backbone
+    (:class:`ObservedMean` = UCB-E, :class:`NaivePooled` = Naive-Pooling).
 
     Parameters
     ----------
     v : array (m, r)
-        Frozen example factors V from the train split (Stage 1); needed by ``dr`` and ``pooled``.
+        Frozen example factors V from the train split (Stage 1); needed by every estimator but the observed mean.
     batch_size : int
         B, examples per step (paper: 64).
     t0 : int
@@ -102,22 +227,27 @@ class PULSE(Policy):
     lam, init_lr, init_steps, loop_lr, loop_steps
         Refit hyperparameters (paper, Appendix C.1: lambda 0.01; 50 steps at 0.01 after the warm-up;
         10 steps at 0.1 in the loop).
+    estimator : Estimator, optional
+        mu_hat (default: the class's :attr:`default_estimator`).
+    observer : optional
+        An object whose ``on_warmup(policy)`` and ``on_step(policy, pick, cols, lam, pred, unobs)`` are called after
+        the warm-up and after each doubly robust step (the coverage probe of :mod:`paperlib.papers.pulse.coverage`).
     """
 
     name = "pulse"
+    default_estimator: Estimator = DoublyRobust()
 
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, estimator="dr", batch_size=64, t0=1,
-                 a=1.0, refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10,
-                 weighting="mean", convention="authors"):
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, batch_size=64, t0=1, a=1.0,
+                 refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10,
+                 convention="authors", estimator: Estimator | None = None, observer=None):
         super().__init__(n, m, budget, reps, seed, device)
         if convention not in CONVENTIONS:
             raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
         self.convention = convention
-        if weighting not in ("mean", "precision"):
-            raise ValueError(f"weighting must be 'mean' (Eq. 3) or 'precision', got {weighting!r}")
-        self.weighting = weighting
-        if estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        estimator = self.default_estimator if estimator is None else estimator
+        if not isinstance(estimator, Estimator):
+            raise ValueError(f"estimator must be an Estimator (ObservedMean, DoublyRobust, NaivePooled), got {estimator!r}")
+        self.observer = observer
         if batch_size < 1 or t0 < 1 or refit_every < 1:
             raise ValueError("batch_size, t0 and refit_every must be >= 1")
         if a < 0:
@@ -128,9 +258,9 @@ class PULSE(Policy):
             raise ValueError(f"T0 * B = {self.warm} exceeds the {m} examples per model")
         if self.warm * n > self.budget:
             raise ValueError(f"the warm-up needs n * T0 * B = {self.warm * n} calls, more than the budget {self.budget}")
-        if estimator != "obs":
+        if estimator.needs_factors:
             if v is None:
-                raise ValueError(f"estimator {estimator!r} needs the frozen example factors V (fit them on a train split)")
+                raise ValueError(f"{self.name} needs the frozen example factors V (fit them on a train split)")
             V = torch.as_tensor(np.asarray(v), dtype=torch.float32, device=self.device)
             if V.ndim != 2 or V.shape[0] != m:
                 raise ValueError(f"V has shape {tuple(V.shape)}; it must be (examples, rank) with {m} examples: "
@@ -156,51 +286,38 @@ class PULSE(Policy):
         self._first_pos = None  # (R, m) first positions of the sampler's draws, all "empty" between steps
         self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
         self.sel_gen = make_generator(seed + 7919, self.device)
-        self.cs_delta: float | None = None
+        self.cs: PredictableRangeCS | None = None
 
     uniform_within_row = True  # every method here draws a model's examples uniformly (the warm-up and the batches)
 
     @property
     def dr_intervals(self) -> bool:
         """Whether :meth:`track_intervals` applies (the doubly robust estimator)."""
-        return self.estimator == "dr"
+        return self.estimator.intervals
 
     def track_intervals(self, delta: float) -> None:
         """Keep, for every (repetition, model), an anytime-valid confidence sequence for the model's mean from the
-        one-step doubly robust estimators theta_t (Eq. 2 with the predictable lambda of Step 3).
+        one-step doubly robust estimators theta_t (Eq. 2 with the predictable lambda of Step 3):
+        :class:`paperlib.confseq.PredictableRangeCS`, whose docstring gives the construction.
 
         Given the past, the batch is a uniform sample of the unobserved set and the predictions and lambda are
         fixed, so E[theta_t | past] = mu (the unbiasedness behind Theorem 1) and theta_t lies in a known
-        interval of width w_t = |U| / n (1 + lambda (max_U S_hat - min_U S_hat)). Hoeffding's lemma with
-        predictable bets eta_t then makes exp(sum eta_t (theta_t - mu) - eta_t^2 w_t^2 / 8) a supermartingale
-        (the predictable-range Hoeffding construction of Waudby-Smith & Ramdas 2024, "Estimating means of
-        bounded random variables by betting", Sec. 3), and Ville's inequality on it and its mirror, each at
-        delta / 2, gives, for all t at once with probability >= 1 - delta,
-        |sum eta_t theta_t - mu sum eta_t| <= log(2 / delta) + sum eta_t^2 w_t^2 / 8. This is Theorem 1 made
-        uniform over time (Theorem 1 itself is for a fixed number of steps K). It is intersected with the sure
-        interval [sum_O S, sum_O S + |U|] / n and with its own past. eta_t = min(1, sqrt(8 log(2 / delta) /
-        (t log(t + 1)))) / w_t. Must be called before the first ``ask``.
+        interval of width w_t = |U| / n (1 + lambda (max_U S_hat - min_U S_hat)). Must be called before the
+        first ``ask``.
         """
         if not self.dr_intervals:
-            raise ValueError(f"track_intervals needs the doubly robust estimator, not {self.estimator!r}")
+            raise ValueError(f"track_intervals needs the doubly robust estimator, not {self.estimator.name!r}")
         if self.spent or self._book.pending is not None:
             raise ValueError("track_intervals must be called before the first ask")
-        self.cs_delta = check_delta(delta)
-        z = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
-        self._cs_eta, self._cs_eta_theta, self._cs_q = z.clone(), z.clone(), z.clone()
-        self.cs_lower, self.cs_upper = z.clone(), torch.ones_like(z)
+        self.cs = PredictableRangeCS(self.reps, self.n, self.m, delta, self.device)
 
-    def _cs_add(self, r, rows, theta, width, t):
-        """Absorb one theta per (repetition, row) with its predictable width; ``t`` is its index (1-based)."""
-        t = t.double()
-        eta = (torch.sqrt(8.0 * math.log(2.0 / self.cs_delta) / (t * torch.log1p(t))).clamp(max=1.0)) / width
-        self._cs_eta[r, rows] += eta
-        self._cs_eta_theta[r, rows] += eta * theta
-        self._cs_q[r, rows] += (eta * width).square() / 8.0
+    @property
+    def cs_lower(self) -> torch.Tensor:
+        return self.cs.lower
 
-    def _cs_refresh(self):
-        self.cs_lower, self.cs_upper = running_interval(self._cs_eta_theta, self._cs_eta, self._cs_q, self.cs_delta,
-                                                        self.sum_obs, self.cnt, self.m, self.cs_lower, self.cs_upper)
+    @property
+    def cs_upper(self) -> torch.Tensor:
+        return self.cs.upper
 
     # ------------------------------------------------------------------ protocol
     def next_batch_size(self) -> int:
@@ -214,7 +331,7 @@ class PULSE(Policy):
             rows = torch.arange(self.n, device=self.device).repeat_interleave(self.warm).expand(R, -1)
             return rows, self._warmup_columns()
         self.step += 1
-        if self.estimator != "obs" and self.step % self.refit_every == 0:
+        if self.estimator.needs_factors and self.step % self.refit_every == 0:
             self._refit(self.loop_lr, self.loop_steps)
         index = self.estimate() + torch.sqrt(self.a / self.cnt.clamp(min=1))
         index = torch.where(self.cnt >= self.m, torch.full_like(index, -torch.inf), index)
@@ -307,54 +424,26 @@ class PULSE(Policy):
             s = scores.reshape(self.reps, self.n, self.warm).double().sum(2)
             self.sum_obs += s
             self.cnt += self.warm
-            self.theta_sum += s / self.warm
-            self.n_theta += 1
-            self.w_sum += 1.0
-            self.w_theta_sum += s / self.warm
-            if self.convention == "paper":
-                self.z_sum += s * self.m / self.warm
-                self.n_z += 1
-            if self.cs_delta is not None:
+            self.estimator.warmup(self, s)
+            if self.cs is not None:
                 all_rows = torch.arange(self.n, device=self.device).expand(self.reps, -1)
                 one = torch.ones(self.reps, self.n, dtype=torch.float64, device=self.device)
-                self._cs_add(r[:, None], all_rows, s / self.warm, one, one)
-                self._cs_refresh()
-            if self.estimator != "obs":
+                self.cs.add(r[:, None], all_rows, s / self.warm, one, one)
+                self.cs.refresh(self.sum_obs, self.cnt)
+            if self.observer is not None:
+                self.observer.on_warmup(self)
+            if self.estimator.needs_factors:
                 self._refit(self.init_lr, self.init_steps)
             return
         pick, k = self._pick, cols.shape[1]
         sb = scores.double().sum(1)
-        if self.estimator == "pooled" and self.convention == "paper":
-            u = self.U[r, pick]
-            pb = torch.sigmoid((self.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
-            self.unobs_pred[r, pick] -= pb
-        elif self.estimator == "dr":
-            theta, Z, lam_t, pred, unobs = self._dr_step(pick, cols, sb)
-            self.theta_sum[r, pick] += theta
-            self.n_theta[r, pick] += 1
-            self.z_sum[r, pick] += Z
-            self.n_z[r, pick] += 1
-            self.last_lambda = lam_t
-            if self.cs_delta is not None or self.weighting == "precision":
-                hi = torch.where(unobs, pred, torch.full_like(pred, -torch.inf)).amax(1)
-                lo = torch.where(unobs, pred, torch.full_like(pred, torch.inf)).amin(1)
-                width = unobs.sum(1).double() / self.m * (1.0 + lam_t * (hi - lo))
-                w = 1.0 / width.square()
-                self.w_sum[r, pick] += w
-                self.w_theta_sum[r, pick] += w * theta
-            if self.cs_delta is not None:
-                self._cs_add(r, pick, theta, width, self.n_theta[r, pick])
+        self.estimator.step(self, pick, cols, sb)
         self.mask[r[:, None], rows, cols] = True
         self.sum_obs[r, pick] += sb
         self.cnt[r, pick] += k
-        if self.estimator == "pooled" and self.convention == "authors":
-            self.unobs_pred[r, pick] = self._row_predictions(pick).masked_fill_(self.mask[r, pick], 0.0).sum(1)
-        if self.cs_delta is not None:
-            self._cs_refresh()
-
-    def _row_predictions(self, pick):
-        """S_hat^t of the picked row of every repetition, sigmoid(u_i . v_j) for all j: (R, m) float64."""
-        return torch.sigmoid(self.U[self._rep_index, pick] @ self.V.T).double()
+        self.estimator.recorded(self, pick)
+        if self.cs is not None:
+            self.cs.refresh(self.sum_obs, self.cnt)
 
     def _dr_step(self, pick, cols, sb):
         """The one-step estimator theta of Eq. (2) in batch form, with lambda of Step 3.
@@ -363,7 +452,7 @@ class PULSE(Policy):
         update) and ``sb`` their score sums. Returns (theta, Z, lambda, S_hat, U mask) per repetition.
         """
         r, k = self._rep_index, cols.shape[1]
-        pred = self._row_predictions(pick)
+        pred = self.estimator.predictions(self, pick)
         unobs = ~self.mask[r, pick]
         n_u = unobs.sum(1).double()
         su = (pred * unobs).sum(1)
@@ -386,8 +475,7 @@ class PULSE(Policy):
         if self.convention == "authors" and not initial:
             self.z_sum.zero_()
             self.n_z.zero_()
-        if self.estimator == "pooled" and (initial or self.convention == "paper"):
-            self.unobs_pred = self._unobserved_prediction_sums()
+        self.estimator.refitted(self, initial)
 
     #: Rows of (R n, m) predictions per block in :meth:`_unobserved_prediction_sums` on CPU (128 x 12,032 floats:
     #: 6 MB); on CUDA 64 times more, so a refit launches few kernels.
@@ -409,15 +497,7 @@ class PULSE(Policy):
         return out.view(self.reps, self.n)
 
     def estimate(self):
-        if self.estimator == "obs":
-            return self.sum_obs / self.cnt.clamp(min=1)
-        if self.estimator == "pooled":
-            return (self.sum_obs + self.unobs_pred) / self.m
-        exact = self.sum_obs / self.m
-        if self.weighting == "precision":
-            return torch.where(self.cnt >= self.m, exact, self.w_theta_sum / self.w_sum.clamp(min=1e-300))
-        mean = self.theta_sum / self.n_theta.clamp(min=1)
-        return torch.where(self.cnt >= self.m, exact, mean) if self.convention == "authors" else mean
+        return self.estimator.estimate(self)
 
 
 class PULSEPrecision(PULSE):
@@ -434,10 +514,7 @@ class PULSEPrecision(PULSE):
     """
 
     name = "pulse-pw"
-
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
-        kw.pop("weighting", None)
-        super().__init__(n, m, budget, reps, seed, device, weighting="precision", **kw)
+    default_estimator = DoublyRobust("precision")
 
 
 class PULSESync(PULSE):
@@ -455,10 +532,6 @@ class PULSESync(PULSE):
     name = "pulse-sync"
     uniform_within_row = False
 
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
-        super().__init__(n, m, budget, reps, seed, device, **kw)
-        self.shared = KeyedPermutations(self.reps, 1, self.m, self.sel_gen, self.device)
-
     @property
     def dr_intervals(self) -> bool:
         return False
@@ -469,6 +542,7 @@ class PULSESync(PULSE):
 
     def _select(self, k):
         if self.spent == 0:
+            self.shared = KeyedPermutations(self.reps, 1, self.m, self.sel_gen, self.device)
             rows, _ = super()._select(k)  # draws (and discards) PULSE's warm-up keys: kept for the committed streams
             r = self._rep_index[:, None]
             cols = self.shared(r, torch.zeros_like(r), torch.arange(self.warm, device=self.device).repeat(self.n))
@@ -486,18 +560,11 @@ class UCBEBackbone(PULSE):
     """UCB-E on PULSE's backbone (batches of B, T0 warm-up, observation-only mean, Eq. 4)."""
 
     name = "ucbe-batch"
-
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
-        kw.pop("estimator", None)
-        kw.pop("v", None)
-        super().__init__(n, m, budget, reps, seed, device, estimator="obs", **kw)
+    default_estimator = ObservedMean()
 
 
 class NaivePooling(PULSE):
     """Naive-Pooling: UCB-E with mu_hat = (sum_O S + sum_U S_hat) / n (predictions as ground truth)."""
 
     name = "naive-pooling"
-
-    def __init__(self, n, m, budget, reps=1, seed=0, device=None, **kw):
-        kw.pop("estimator", None)
-        super().__init__(n, m, budget, reps, seed, device, estimator="pooled", **kw)
+    default_estimator = NaivePooled()

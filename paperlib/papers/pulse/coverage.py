@@ -26,7 +26,7 @@ import torch
 
 from ...device import get_device
 from ...lowrank import fit_factors
-from ...policies.pulse import PULSE
+from ...policies.pulse import PULSE, DoublyRobust
 from ...stats import clopper_pearson
 from .experiments import budgets, build_instance, fit_config, loop_params, parse_pool
 from .pools import PoolInstance
@@ -44,38 +44,35 @@ def batch_z_variance(resid: torch.Tensor, unobs: torch.Tensor, k: int) -> torch.
     return n_u.square() * var_pop * fpc / k
 
 
-class CoverageProbe(PULSE):
-    """PULSE (``estimator="dr"``) that also accumulates the exact Var(Z | F) of each one-step estimator.
+class CoverageObserver:
+    """Watches a PULSE run (its ``observer`` hook) and accumulates, per (repetition, model), the exact Var(Z | F) of
+    each one-step estimator, and the lambda it used. ``scores`` (n, m) is the test matrix the run is evaluated on."""
 
-    ``scores`` (n, m) is the test matrix the run is evaluated on; ``flip`` replaces the predictions
-    by 1 - S_hat in the estimator (the adversarial kind). Selection and estimates are PULSE's own.
-    """
+    def __init__(self, scores, reps: int, device=None):
+        self.S = torch.tensor(np.asarray(scores), dtype=torch.float64, device=device)
+        n = self.S.shape[0]
+        self.vz_sum = torch.zeros(reps, n, dtype=torch.float64, device=device)
+        self.lam_sum = torch.zeros(reps, n, dtype=torch.float64, device=device)
+        self.lam_steps = torch.zeros(reps, n, dtype=torch.float64, device=device)
 
-    def __init__(self, n, m, budget, scores, flip=False, **kw):
-        super().__init__(n, m, budget, estimator="dr", **kw)
-        self.S = torch.tensor(np.asarray(scores), dtype=torch.float64, device=self.device)
-        self.flip = bool(flip)
-        self.vz_sum = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
-        self.lam_sum = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
-        self.lam_steps = torch.zeros(self.reps, n, dtype=torch.float64, device=self.device)
+    def on_warmup(self, pol) -> None:
+        unobs = torch.ones(pol.n, pol.m, dtype=torch.bool, device=self.S.device)
+        self.vz_sum += batch_z_variance(self.S, unobs, pol.warm)[None, :]
 
-    def _row_predictions(self, pick):
-        pred = super()._row_predictions(pick)
-        return 1.0 - pred if self.flip else pred
-
-    def _dr_step(self, pick, cols, sb):
-        theta, Z, lam, pred, unobs = super()._dr_step(pick, cols, sb)
+    def on_step(self, pol, pick, cols, lam, pred, unobs) -> None:
         resid = self.S[pick] - lam[:, None] * pred
-        self.vz_sum[self._rep_index, pick] += batch_z_variance(resid, unobs, cols.shape[1])
-        self.lam_sum[self._rep_index, pick] += lam.double()
-        self.lam_steps[self._rep_index, pick] += 1.0
-        return theta, Z, lam, pred, unobs
+        r = pol._rep_index
+        self.vz_sum[r, pick] += batch_z_variance(resid, unobs, cols.shape[1])
+        self.lam_sum[r, pick] += lam.double()
+        self.lam_steps[r, pick] += 1.0
 
-    def _update(self, rows, cols, scores):
-        if self.spent == 0:
-            unobs = torch.ones(self.n, self.m, dtype=torch.bool, device=self.device)
-            self.vz_sum += batch_z_variance(self.S, unobs, self.warm)[None, :]
-        super()._update(rows, cols, scores)
+
+def coverage_probe(n, m, budget, scores, flip=False, reps=1, device=None, **kw) -> PULSE:
+    """PULSE with a :class:`CoverageObserver` (``policy.observer``); ``flip`` replaces the predictions by 1 - S_hat
+    in the estimator (the adversarial kind). Selection and estimates are PULSE's own."""
+    dev = get_device(device)
+    return PULSE(n, m, budget, reps=reps, device=dev, estimator=DoublyRobust(flip=flip),
+                 observer=CoverageObserver(scores, reps, dev), **kw)
 
 
 def pool_factors(cfg: dict, pool: str, device=None) -> tuple[PoolInstance, np.ndarray]:
@@ -100,9 +97,10 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
     n, m = inst.test.shape
     _, bs = budgets(cfg, n, m)
     reps = int(cfg["theory"]["bandit"]["reps"])
-    policy = CoverageProbe(n, m, bs[-1], inst.test.scores, flip=kind == "adversarial", reps=reps, seed=seed + 11,
-                           device=dev, v=V, batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]),
-                           **loop_params(cfg))
+    policy = coverage_probe(n, m, bs[-1], inst.test.scores, flip=kind == "adversarial", reps=reps, seed=seed + 11,
+                            device=dev, v=V, batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]),
+                            **loop_params(cfg))
+    probe = policy.observer
     S = torch.as_tensor(inst.test.scores, device=dev)
     mu = inst.test.means
     frames = []
@@ -114,8 +112,8 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
         frames.append(pd.DataFrame({
             "pool": pool, "data": inst.test.kind, "kind": kind, "budget": b, "run": np.repeat(np.arange(reps), n), "model": np.tile(np.arange(n), reps),
             "K": K.ravel().astype(int), "err": np.abs(policy.estimate().cpu().numpy() - mu[None, :]).ravel(),
-            "V": (policy.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m,
-            "lam": (policy.lam_sum / policy.lam_steps).cpu().numpy().ravel()}))
+            "V": (probe.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m,
+            "lam": (probe.lam_sum / probe.lam_steps).cpu().numpy().ravel()}))
     return pd.concat(frames, ignore_index=True)
 
 
