@@ -330,15 +330,15 @@ def cmd_datasets(args) -> int:
 
 def cmd_data(args) -> int:
     from .data.fetch import fetch_many, fetchable
-    from .data.registry import _raw
+    from .data.registry import entries
 
-    known = [n for n, e in _raw().items() if e.get("upstream")]
+    known = [n for n, e in entries().items() if e.get("upstream")]
     if args.all:
         names = [n for n in known if fetchable(n)]
     else:
         if not args.names:
             raise ValueError("name the datasets to fetch, or --all (`paperlib datasets` lists them)")
-        unknown = [n for n in args.names if n not in _raw()]
+        unknown = [n for n in args.names if n not in entries()]
         if unknown:
             raise ValueError(f"unknown dataset(s) {', '.join(unknown)}; `paperlib datasets` lists the registered ones")
         names = args.names

@@ -48,7 +48,3 @@ def figures_dir(profile: str) -> Path:
     """Figures of one profile: ``figures/<profile>``, so profiles never overwrite each other."""
     return FIGURES_DIR / profile
 
-
-def results_dir(profile: str) -> Path:
-    """Intermediate results of one profile: ``results/<profile>``."""
-    return RESULTS_DIR / profile

@@ -18,8 +18,9 @@ import pytest
 
 from paperlib import data
 from paperlib.data.build import load_array_pickle
-from paperlib.data.fetch import FetchError, content_sha256, fetch, upstream, url_for
-from paperlib.data.registry import _raw
+from paperlib.data.digest import content_sha256
+from paperlib.data.fetch import FetchError, fetch, url_for
+from paperlib.data.registry import entries, upstream
 from paperlib.data.registry import status as registry_status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +70,7 @@ def test_url_for_mirror_keeps_the_pinned_path():
 
 
 def test_every_file_dataset_names_its_upstream_and_a_fix():
-    for name, e in _raw().items():
+    for name, e in entries().items():
         if "generator" in e and e["generator"].get("type") == "low-rank-logistic":
             continue
         up = e.get("upstream")
@@ -116,7 +117,7 @@ def test_unregistered_matrix_is_refused_and_nothing_cached(server, isolated):
     serve(root, "sysrs_gsm", rel).write_bytes(pickle.dumps(fake))
     with pytest.raises(FetchError, match="differs from the registered one.*paperlib data fetch sysrs_gsm"):
         fetch("sysrs_gsm", mirror=url, progress=False)
-    assert not (isolated / _raw()["sysrs_gsm"]["file"]).exists()
+    assert not (isolated / entries()["sysrs_gsm"]["file"]).exists()
     assert not any(p.is_file() for p in (isolated / "upstream").rglob("*"))
 
 
@@ -131,11 +132,11 @@ def test_sysrs_fetch_builds_the_registered_matrix(server, isolated, data_dir):
     loads through the registry with no shared data, equal to the stored one; a second fetch downloads nothing."""
     root, url, log = server
     name = "sysrs_commonsense"
-    with np.load(data_dir / _raw()[name]["file"]) as z:
+    with np.load(data_dir / entries()[name]["file"]) as z:
         stored = z["scores"]
     serve(root, name, next(iter(upstream(name).files))).write_bytes(pickle.dumps(stored.astype(np.int64)))
     out = fetch(name, mirror=url, progress=False)
-    assert out == isolated / _raw()[name]["file"]
+    assert out == isolated / entries()[name]["file"]
     assert registry_status(name) == "available"
     mat = data.load(name)
     np.testing.assert_array_equal(mat.scores, stored)
@@ -188,7 +189,7 @@ def _livecodebench_upstream(stored) -> dict:
 def test_livecodebench_fetch_matches_registered_content(server, isolated, data_dir):
     root, url, _ = server
     name = "livecodebench_gen_45"
-    with np.load(data_dir / _raw()[name]["file"]) as z:
+    with np.load(data_dir / entries()[name]["file"]) as z:
         stored = {k: z[k] for k in z.files}
     serve(root, name, next(iter(upstream(name).files))).write_text(json.dumps(_livecodebench_upstream(stored)))
     out = fetch(name, mirror=url, progress=False)
@@ -204,7 +205,7 @@ def test_mmlupro_fetch_from_zips_matches_registered_content(server, isolated, da
     the stored matrix: the built matrix has the registered content digest, categories and null fractions."""
     root, url, _ = server
     name = "tiger_mmlupro_29"
-    with np.load(data_dir / _raw()[name]["file"]) as z:
+    with np.load(data_dir / entries()[name]["file"]) as z:
         st = {k: z[k] for k in z.files}
     rng = np.random.default_rng(2)
     qids = [int(c.removeprefix("mmlupro_q")) for c in st["col_ids"]]
@@ -228,7 +229,7 @@ def test_mmlupro_fetch_from_zips_matches_registered_content(server, isolated, da
 def test_cli_fetch_through_the_mirror(server, tmp_path, data_dir):
     root, url, _ = server
     name = "sysrs_math"
-    with np.load(data_dir / _raw()[name]["file"]) as z:
+    with np.load(data_dir / entries()[name]["file"]) as z:
         stored = z["scores"]
     serve(root, name, next(iter(upstream(name).files))).write_bytes(pickle.dumps(stored))
     env = {k: v for k, v in os.environ.items() if k != "PAPERLIB_DATA"}
@@ -237,7 +238,7 @@ def test_cli_fetch_through_the_mirror(server, tmp_path, data_dir):
     r = subprocess.run([sys.executable, "-m", "paperlib", "data", "fetch", name, "--dest", str(dest), "--quiet"],
                        capture_output=True, text=True, env=env, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    assert str(dest / _raw()[name]["file"]) in r.stdout
+    assert str(dest / entries()[name]["file"]) in r.stdout
     r = subprocess.run([sys.executable, "-m", "paperlib", "data", "fetch"], capture_output=True, text=True,
                        env=env, cwd=ROOT)
     assert r.returncode == 2 and "--all" in r.stderr
@@ -249,7 +250,7 @@ def test_zeroeval_fetch_rebuilds_the_registered_matrix(server, isolated, data_di
     stored matrix with the cases the scoring rule must handle: a wrong answer, an answer only a regex finds
     (invalid JSON), a fraction, thousands separators, a missing answer, a question the model never saw."""
     root, url, _ = server
-    with np.load(data_dir / _raw()[name]["file"]) as z:
+    with np.load(data_dir / entries()[name]["file"]) as z:
         st = {k: z[k] for k in z.files}
     rng = np.random.default_rng(3)
     for i, model in enumerate(st["row_ids"]):

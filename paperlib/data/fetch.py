@@ -9,109 +9,22 @@ mismatch the raw downloads are deleted and nothing is written.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .. import paths
 from .build import BUILDERS
-from .registry import _raw
+from .digest import file_content_sha256, judge_file_sha256
+from .registry import Upstream, digest_keys, entries, upstream
 
 FETCH_COMMAND = "paperlib data fetch"
 
 
 class FetchError(RuntimeError):
     """A dataset could not be fetched or built; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """Where a dataset comes from: ``base`` (a URL pinned to a commit) + each path of ``files``
-    (path -> SHA-256, or None where not pinned), turned into the stored file by ``builder``."""
-
-    base: str
-    files: dict[str, str | None]
-    builder: str | None
-    note: str = ""
-
-
-def upstream(name: str) -> Upstream | None:
-    """The registry's ``upstream`` block of a dataset, or None for generated datasets."""
-    e = _raw().get(name)
-    if e is None:
-        raise KeyError(f"unknown dataset {name!r}; see `paperlib datasets`")
-    u = e.get("upstream")
-    if not u:
-        return None
-    return Upstream(base=u["base"], files=dict(u["files"]), builder=u.get("builder"), note=u.get("note", ""))
-
-
-def content_sha256(arrays: Mapping[str, np.ndarray], keys=None) -> str:
-    """SHA-256 of the values of ``arrays`` (those named in ``keys``, default all), independent of how
-    they were stored: numbers as little-endian float64 (NaN canonical), strings as UTF-8 joined by NUL,
-    each preceded by its name and shape."""
-    h = hashlib.sha256()
-    for k in sorted(keys or arrays):
-        a = np.asarray(arrays[k])
-        h.update(f"{k}{a.shape}".encode())
-        if a.dtype.kind in "USO":
-            h.update("\0".join(map(str, a.ravel().tolist())).encode("utf-8"))
-        else:
-            f = np.ascontiguousarray(a, dtype="<f8").copy()
-            f[np.isnan(f)] = np.nan
-            h.update(f.tobytes())
-    return h.hexdigest()
-
-
-DERIVED_COLUMNS = ("expected_score", "score_variance")
-"""Columns a builder recomputes from the others (LLM-Rubric's moments of the answer distribution): the stored
-copy's rounding of them cannot be reproduced bit for bit, and no loader reads them, so digests skip them."""
-
-
-def table_sha256(df) -> str:
-    """SHA-256 of a table's columns and values (numbers to 10 significant digits, missing values as ``nan``),
-    :data:`DERIVED_COLUMNS` excepted."""
-    h = hashlib.sha256()
-    for col in df.columns:
-        if col in DERIVED_COLUMNS:
-            continue
-        h.update(f"\0{col}\0".encode())
-        v = df[col]
-        if v.dtype.kind in "fiu":
-            h.update("\n".join("nan" if x != x else f"{x:.10g}" for x in v.astype(float).tolist()).encode())
-        else:
-            h.update("\n".join("nan" if x is None or x != x else str(x) for x in v.tolist()).encode())
-    return h.hexdigest()
-
-
-def judge_file_sha256(path: Path) -> str:
-    """Content digest of a judge-data file: all arrays of an ``.npz``, the table of a ``.csv[.gz]``."""
-    path = Path(path)
-    if path.suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            return content_sha256({k: z[k] for k in z.files})
-    import pandas as pd
-
-    return table_sha256(pd.read_csv(path))
-
-
-DIGEST_KEYS = {"factors-pt": ("U", "V")}
-MATRIX_KEYS = ("scores", "row_ids", "col_ids")
-
-
-def digest_keys(name: str) -> tuple[str, ...]:
-    u = upstream(name)
-    return DIGEST_KEYS.get(u.builder if u else None, MATRIX_KEYS)
-
-
-def file_content_sha256(path: Path, keys) -> str:
-    with np.load(path, allow_pickle=False) as z:
-        return content_sha256({k: z[k] for k in keys if k in z.files}, keys=[k for k in keys if k in z.files])
 
 
 def url_for(base: str, path: str, mirror: str | None = None) -> str:
@@ -143,7 +56,7 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
     """
     import pooch
 
-    entry = _raw().get(name)
+    entry = entries().get(name)
     if entry is None:
         raise FetchError(f"unknown dataset {name!r}; `paperlib datasets` lists the registered ones")
     up = upstream(name)
@@ -250,7 +163,7 @@ def fetch_many(names, **kw) -> dict[str, str]:
     or the error message (one failure does not stop the others)."""
     done, by_file = {}, {}
     for name in names:
-        f = _raw()[name].get("file") or name
+        f = entries()[name].get("file") or name
         if f in by_file:
             done[name] = by_file[f]
             continue

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
-from .fetch import judge_file_sha256
-from .registry import DatasetNotFoundError, _raw, is_registered_file, judge_registry
+from .digest import judge_file_sha256
+from .registry import DatasetNotFoundError, entries, is_registered_file, judge_registry
 
 _verified: set[str] = set()
 
@@ -46,7 +46,7 @@ def locate_judge_file(rel: str) -> Path:
 
 def _judge_digests() -> dict[str, str]:
     """Registered content digest of every judge-data file (accepts a copy rebuilt by ``paperlib data fetch``)."""
-    return {r: d for e in _raw().values() if e.get("format") == "judge"
+    return {r: d for e in entries().values() if e.get("format") == "judge"
             for r, d in (e.get("content_sha256") or {}).items()}
 
 

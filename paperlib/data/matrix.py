@@ -159,11 +159,6 @@ class ScoreMatrix:
         keep = [i for i, r in enumerate(self.row_ids) if r not in ids]
         return self.subset_rows(keep)
 
-    def to_npz(self, path: str | Path) -> None:
-        np.savez_compressed(
-            path, scores=self.scores, row_ids=np.asarray(self.row_ids), col_ids=np.asarray(self.col_ids)
-        )
-
     def __repr__(self) -> str:
         n, m = self.shape
         return f"ScoreMatrix(name={self.name!r}, kind={self.kind!r}, shape=({n}, {m}))"

@@ -12,6 +12,7 @@ import numpy as np
 import yaml
 
 from .. import paths
+from .digest import DIGEST_KEYS, MATRIX_KEYS, file_content_sha256
 from .matrix import KINDS, ScoreMatrix, ScoreMatrixError
 from .synthetic import factor_bernoulli, low_rank_logistic
 
@@ -43,21 +44,49 @@ class DatasetInfo:
 
 
 @lru_cache(maxsize=1)
-def _raw() -> dict:
+def entries() -> dict:
+    """The registry file's entries as written (``registry.yaml``), by name: matrices, judge data, upstream blocks."""
     return yaml.safe_load(paths.REGISTRY_FILE.read_text())
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where a dataset comes from: ``base`` (a URL pinned to a commit) + each path of ``files``
+    (path -> SHA-256, or None where not pinned), turned into the stored file by ``builder``."""
+
+    base: str
+    files: dict[str, str | None]
+    builder: str | None
+    note: str = ""
+
+
+def upstream(name: str) -> Upstream | None:
+    """The registry's ``upstream`` block of a dataset, or None for generated datasets."""
+    e = entries().get(name)
+    if e is None:
+        raise KeyError(f"unknown dataset {name!r}; see `paperlib datasets`")
+    u = e.get("upstream")
+    if not u:
+        return None
+    return Upstream(base=u["base"], files=dict(u["files"]), builder=u.get("builder"), note=u.get("note", ""))
+
+
+def digest_keys(name: str) -> tuple[str, ...]:
+    u = upstream(name)
+    return DIGEST_KEYS.get(u.builder if u else None, MATRIX_KEYS)
 
 
 @lru_cache(maxsize=1)
 def judge_registry() -> dict[str, dict[str, str]]:
     """Judge datasets (``format: judge``): name -> {file relative to a data folder: sha256}."""
-    return {name: dict(e["files"]) for name, e in _raw().items() if e.get("format") == "judge"}
+    return {name: dict(e["files"]) for name, e in entries().items() if e.get("format") == "judge"}
 
 
 @lru_cache(maxsize=1)
 def registry() -> dict[str, DatasetInfo]:
     """All registered score matrices, by name."""
     out = {}
-    for name, e in _raw().items():
+    for name, e in entries().items():
         if e.get("format", "matrix") != "matrix":
             continue
         if e["kind"] not in KINDS:
@@ -155,8 +184,6 @@ def _verified(name: str, path: Path) -> bool:
 
 @lru_cache(maxsize=64)
 def _content_cached(name: str, path: str, size: int, mtime_ns: int) -> str:
-    from .fetch import digest_keys, file_content_sha256
-
     return file_content_sha256(Path(path), digest_keys(name))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..data.fetch import fetchable
 from ..data.judge_pools import judge_data_available
-from ..data.registry import _raw
+from ..data.registry import entries
 from ..data.registry import status as matrix_status
 
 JUDGE_BLOCKS = {"closerlook": "closerlook_topicalchat", "llmrubric": "llmrubric_dist"}
@@ -24,7 +24,7 @@ def profile_datasets(cfg: dict) -> dict[str, list[str]]:
     uses: dict[str, list[str]] = {}
 
     def add(name, key):
-        e = _raw().get(name, {})
+        e = entries().get(name, {})
         if e.get("file") or e.get("files"):
             uses.setdefault(name, []).append(key)
 
@@ -41,7 +41,7 @@ def profile_datasets(cfg: dict) -> dict[str, list[str]]:
 
 def present(name: str) -> bool:
     """The dataset's files are here (and, for matrices, verified)."""
-    if _raw()[name].get("format") == "judge":
+    if entries()[name].get("format") == "judge":
         return judge_data_available(name)
     return matrix_status(name, verify=True) == "available"
 
@@ -79,7 +79,7 @@ def report(cfg: dict, absent: dict | None = None) -> str:
     if can:
         lines.append(f"  Get them with:  paperlib data fetch {' '.join(can)}")
     for d in manual:
-        lines.append(f"  {d}: {_raw()[d].get('obtain', 'see its PROVENANCE.md')}")
+        lines.append(f"  {d}: {entries()[d].get('obtain', 'see its PROVENANCE.md')}")
     lines.append("  (or point PAPERLIB_DATA at a folder that holds them), then rerun.")
     lines.append("=" * 78)
     return "\n".join(lines)

@@ -340,9 +340,6 @@ class RobinHood(AllocationPolicy):
             return self._round_robin(k)
         return self.prio.argmax(dim=1, keepdim=True)
 
-    def vbar(self) -> torch.Tensor:
-        return self._bound(self.variance(), self.n)
-
 
 def eb_variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float, span: float) -> torch.Tensor:
     """Empirical-Bernstein upper bound on sigma^2 for scores in an interval of length ``span``.
