@@ -33,7 +33,7 @@ check-reproduction: setup
 	rm -rf $(CHECK_DIR)/figures/quick $(CHECK_DIR)/results/quick
 	cd $(CHECK_DIR) && PYTHONPATH=$(CHECK_DIR) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(CURDIR)/$(VENV)/bin/snakemake --profile profiles/quick --cores $(CORES)
 	test -d $(CHECK_DIR)/figures/quick || { echo "the fresh run was incomplete (see its summary): nothing to compare"; exit 1; }
-	$(PY) -m paperlib.papers.reproduction figures/quick $(CHECK_DIR)/figures/quick
+	$(PY) -m paperlib.pipeline.reproduction figures/quick $(CHECK_DIR)/figures/quick
 
 # lint, layer contracts, fast tests in parallel, statistical/pipeline tests, every notebook at its defaults
 test: setup lint package

@@ -17,16 +17,4 @@ rule all:
     default_target: True
     input:
         rules.claims.output,
-        rules.zhou_fig3.output.fig,
-        rules.zhou_fig4.output.fig,
-        rules.zhou_fig1.output.fig,
-        rules.zhou_datasets.output,
-        rules.zhou_corollary1.output.fig,
-        rules.robin_data.output,
-        rules.robin_summary.output,
-        rules.robin_theory.output,
-        rules.pulse_summary.output,
-        rules.pulse_coverage.output,
-        rules.pulse_lowrank.output.csv,
-        rules.search_certified.output.fig,
-        rules.race.output.fig,
+        TARGETS,  # every figure rule's outputs, registered by its rule file

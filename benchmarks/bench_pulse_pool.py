@@ -1,6 +1,6 @@
 """Benchmark the PULSE backbone on the authors' own Bench-1 pool, with the authors' code run side by side.
 
-The pool is built the way Section 4 builds it (``paperlib.papers.pulse.pools``): the MMLU-Pro matrix of Wu et
+The pool is built the way Section 4 builds it (``paperlib.data.pools``): the MMLU-Pro matrix of Wu et
 al. 2026 (``$PAPERLIB_DATA/wu2026_factors``), models split into halves, 1,000 test models whose top-2 gap is
 0.02, all 12,032 questions. Batch 64, T0 = 1, then 400,000 bandit calls (T = 464,000), a = 1.
 
@@ -30,8 +30,8 @@ import torch
 import yaml
 
 from paperlib.device import describe, get_device
-from paperlib.papers.config import paper_config
 from paperlib.papers.pulse.experiments import build_instance
+from paperlib.pipeline.config import paper_config
 from paperlib.simulate import simulate
 
 

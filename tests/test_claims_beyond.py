@@ -19,8 +19,8 @@ def _savings(early, certified, wrong, reps=50):
 
 
 def test_search_certified_claims_verdicts():
+    from paperlib.beyond.search.claims import correctness_claim
     from paperlib.ledger import states_uncertainty
-    from paperlib.papers.search.claims import correctness_claim
 
     assert correctness_claim(_savings(50, 50, 0), 0.05).verdict == "holds"
     assert correctness_claim(_savings(50, 50, 2), 0.05).verdict == "holds"  # 4%, interval reaches below 5%
@@ -39,8 +39,8 @@ def _certified_runs(adaptive: dict, uniform: dict):
 
 
 def test_adaptive_vs_uniform_certification_is_graded_by_a_rank_test_per_matrix():
+    from paperlib.beyond.search.claims import adaptive_vs_uniform_claim
     from paperlib.ledger import states_uncertainty
-    from paperlib.papers.search.claims import adaptive_vs_uniform_claim
 
     low, high = [0.1 + 0.001 * i for i in range(20)], [0.9 + 0.001 * i for i in range(20)]
     # 20 vs 20 fully separated samples: Mann-Whitney's exact two-sided p is 2 / C(40, 20), far below 0.05
@@ -64,8 +64,8 @@ def _race_acc(sysrs, ucbe, reps=200):
 
 def test_race_claims_verdicts():
 
-    from paperlib.papers.race.claims import sysrs_vs_ucbe_claim, worst_case_budget_claim
-    from paperlib.papers.race.experiments import confidence_budgets, winners
+    from paperlib.beyond.race.claims import sysrs_vs_ucbe_claim, worst_case_budget_claim
+    from paperlib.beyond.race.experiments import confidence_budgets, winners
 
     assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.9], [0.5, 0.6])).verdict == "holds"
     assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.5], [0.5, 0.9])).verdict == "partly"
@@ -86,8 +86,8 @@ def test_race_claims_verdicts():
 def test_sysh_claim_verdicts():
     """SySH against SySRs: significant points both ways give "partly", none "inconclusive"; CB_0.95 per matrix."""
 
-    from paperlib.papers.race.claims import sysh_vs_sysrs_claim
-    from paperlib.papers.race.experiments import confidence_budgets
+    from paperlib.beyond.race.claims import sysh_vs_sysrs_claim
+    from paperlib.beyond.race.experiments import confidence_budgets
 
     def race(sysh, sysrs):
         acc = pd.DataFrame([dict(dataset="d", method=mth, frac=(j + 1) / 100, accuracy=a, reps=200)
@@ -105,7 +105,7 @@ def test_sysh_claim_verdicts():
 def test_race_auto_goal_claim():
     """auto (= SySRs) must be lowest within one point on >= 80% of the matrices and never > 2 points behind."""
 
-    from paperlib.papers.race.claims import auto_goal_claim
+    from paperlib.beyond.race.claims import auto_goal_claim
 
     def cb(rows):
         return pd.DataFrame([dict(dataset=d, method=m, level=0.95, cb=v) for d, row in rows.items() for m, v in row.items()])
@@ -126,7 +126,7 @@ def test_race_split_claims():
     warm-up) are left out of the Fisher comparison rather than counted."""
     import pandas as pd
 
-    from paperlib.papers.race.claims import auto_goal_claim, pulse_family_vs_auto_claim
+    from paperlib.beyond.race.claims import auto_goal_claim, pulse_family_vs_auto_claim
 
     cb = pd.DataFrame([dict(dataset="d (test half)", method=m, level=0.95, cb=v)
                        for m, v in {"sysrs": 0.05, "pulse": 0.04}.items()])

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from paperlib import ledger
-from paperlib.papers.config import (
+from paperlib.pipeline.config import (
     ConfigError,
     check_paper_config,
     load_config,
@@ -211,7 +211,7 @@ def test_every_schema_property_is_documented():
                 assert documented, f"{where}.{key} has no description"
             for k, v in node.items():
                 walk(v, f"{where}.{k}" if k != "properties" else where)
-    for schema in [ROOT / "paperlib/papers/config.schema.yaml", *ROOT.glob("paperlib/papers/*/config.schema.yaml")]:
+    for schema in [ROOT / "paperlib/pipeline/config.schema.yaml", *ROOT.glob("paperlib/papers/*/config.schema.yaml")]:
         walk(yaml.safe_load(schema.read_text()), schema.parent.name)
 
 

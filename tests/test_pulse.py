@@ -9,10 +9,10 @@ from scipy import stats
 
 from paperlib.cli import main as cli_main
 from paperlib.data.matrix import ScoreMatrix
+from paperlib.data.pools import PoolBuildError, build_pool, make_pool, split_models
 from paperlib.lowrank import FitConfig, fit_factors, objective, refit_rows, refit_rows_sparse
 from paperlib.lowrank.logistic import dense_refit_is_cheaper
 from paperlib.papers.pulse import theory as T
-from paperlib.papers.pulse.pools import PoolBuildError, build_pool, make_pool, split_models
 from paperlib.policies import make_policy
 from paperlib.policies.pulse import DoublyRobust, ObservedMean, predictable_lambda
 from paperlib.simulate import simulate

@@ -118,8 +118,8 @@ def test_one_pool_job_equals_its_part_of_the_whole_check():
     """The workflow runs one job per pool; a pool's tables equal its rows of the all-pools check (seeds by position)."""
     import pandas as pd
 
-    from paperlib.papers.config import smoke_config
     from paperlib.papers.pulse.coverage import coverage_checks, coverage_pools, pool_coverage
+    from paperlib.pipeline.config import smoke_config
 
     cfg = smoke_config("pulse")
     cfg["datasets"] = ["synth_medium", "synth_easy"]

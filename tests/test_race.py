@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paperlib.papers.config import smoke_config
-from paperlib.papers.race import experiments as E
+from paperlib.beyond.race import experiments as E
+from paperlib.pipeline.config import smoke_config
 
 
 def test_one_matrix_job_equals_its_part_of_the_whole_race():

@@ -12,7 +12,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from paperlib.papers.report import build
+from paperlib.pipeline.report import build
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "tests" / "output" / "report"

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from paperlib import data
-from paperlib.papers.completeness import output_tag, profile_datasets, report
-from paperlib.papers.config import load_config
-from paperlib.papers.reproduction import compare_dirs
+from paperlib.pipeline.completeness import output_tag, profile_datasets, report
+from paperlib.pipeline.config import load_config
+from paperlib.pipeline.reproduction import compare_dirs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -112,8 +112,8 @@ def test_bad_input_is_refused_before_any_call(setup, args, msg):
 
 def test_certified_search_without_any_matrix_writes_untestable_rows(monkeypatch, tmp_path):
     """A fresh machine has no data: the search step must still produce its tables (empty) and untestable rows."""
-    from paperlib.papers.search import claims as C
-    from paperlib.papers.search import experiments as E
+    from paperlib.beyond.search import claims as C
+    from paperlib.beyond.search import experiments as E
 
     monkeypatch.setenv("PAPERLIB_DATA", str(tmp_path))
     runs = E.certified_runs({"datasets": ["sysrs_gsm"], "methods": ["ucbe", "row-mean"], "reps": 2, "seed": 0,

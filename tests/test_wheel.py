@@ -56,7 +56,7 @@ def run(venv, *args, cwd, env_extra=None, stdin=None):
 def test_wheel_ships_registry_and_profiles(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     for f in ("paperlib/data/registry.yaml", "paperlib/config/quick.yaml", "paperlib/config/paper.yaml",
-              "paperlib/config/smoke.yaml", "paperlib/papers/config.schema.yaml"):
+              "paperlib/config/smoke.yaml", "paperlib/pipeline/config.schema.yaml"):
         assert f in names, f
     assert any(n.endswith("licenses/LICENSE") for n in names)
     meta = next(n for n in names if n.endswith("METADATA"))
@@ -85,7 +85,7 @@ def test_installed_wheel_runs_outside_the_checkout(venv, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "synth_easy" in r.stdout and "sysrs_gsm" in r.stdout and "missing" in r.stdout
     r = run(venv, venv / "bin" / "python", "-c",
-            "from paperlib.papers.config import load_config; c = load_config('quick'); print(sorted(c))", cwd=tmp_path)
+            "from paperlib.pipeline.config import load_config; c = load_config('quick'); print(sorted(c))", cwd=tmp_path)
     assert r.returncode == 0 and "zhou" in r.stdout, r.stderr
 
     rng = np.random.default_rng(0)

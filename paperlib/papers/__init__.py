@@ -6,5 +6,6 @@ robin   Saha et al. 2026, LLM-as-Judge on a Budget (ROBIN, ROBIN-HOOD)
 
 Each paper has ``experiments`` (runs and tables), ``claims`` (ledger rows and their decision
 rules), ``theory`` (checkers of its lemmas and theorems) and ``config.schema.yaml`` (its block of
-a profile's configuration). :mod:`.config` loads and validates a whole profile.
+a profile's configuration). :mod:`paperlib.pipeline.config` loads and validates a whole profile; what goes
+beyond the papers is in :mod:`paperlib.beyond`.
 """

@@ -1,4 +1,5 @@
 # Shared set-up of every rule file: configuration (validated on load), output folders, helpers.
+import functools
 import re
 import sys
 from pathlib import Path
@@ -8,11 +9,11 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
-from paperlib.papers.completeness import absent_datasets, output_tag, report
-from paperlib.papers.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
+from paperlib.pipeline.completeness import absent_datasets, output_tag, report
+from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_pools
 from paperlib.papers.pulse.experiments import cv_pools, pool_names
-from paperlib.papers.race.experiments import split_datasets
+from paperlib.beyond.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
 
@@ -23,7 +24,7 @@ if "profile" not in config:
     configfile: "paperlib/config/quick.yaml"
 
 
-validate(config, str(SCHEMA_FILE))  # paperlib/papers/config.schema.yaml, $refs each paper's schema
+validate(config, str(SCHEMA_FILE))  # paperlib/pipeline/config.schema.yaml, $refs each paper's schema
 try:
     check_semantics(config)
 except ConfigError as exc:
@@ -84,6 +85,61 @@ wildcard_constraints:
     pool=one_of(PULSE_POOLS),
 
 
+TARGETS, FRAGMENTS = [], []
+
+
+def register(rule):
+    """A figure's rule: its outputs become targets of ``all`` and its ledger fragment (output ``claims``, if any) an
+    input of the ledger, in the order of registration (the papers' order, as the Snakefile includes them)."""
+    TARGETS.append(rule.output)
+    if "claims" in rule.output.keys():
+        FRAGMENTS.append(rule.output.claims)
+
+
+NOTEBOOK = "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+"""The shell command of every notebook rule: all of the notebook's parameters travel in one -y YAML (:func:`papermill`)."""
+
+
+def papermill(part, threads=False, progress=False, **fixed):
+    """A rule's ``params.nb``: the notebook's parameters built from the rule itself.
+
+    ``part``'s block of the config (plus seed) and the device; every named input but ``nb`` as ``in_<name>`` (a
+    path, or a list for an ``expand``), every named output but ``nb`` as ``out_<name>``, every wildcard by its name,
+    when asked ``threads`` and the progress log :func:`progress_log` as ``progress_log``, and ``fixed`` values. Each of them must be a
+    parameter of the notebook (its parameters cell), so a renamed output cannot silently miss its notebook.
+    """
+
+    def params(wildcards, input, output):
+        values = {f"in_{k}": v if isinstance(v, str) else list(v) for k, v in input.items() if k != "nb"}
+        values.update({f"out_{k}": v for k, v in output.items() if k != "nb"})
+        values.update(dict(wildcards.items()))
+        if progress:
+            values["progress_log"] = progress_log(output.nb)
+        if threads:
+            values["threads"] = THREADS
+        values.update(fixed)
+        declared = notebook_parameters(input.nb)
+        unknown = sorted(set(values) - declared)
+        if unknown:
+            raise WorkflowError(f"{input.nb} has no parameter {', '.join(unknown)} (its parameters cell declares "
+                                f"{', '.join(sorted(declared))})")
+        return notebook_params(part, **values)
+
+    return params
+
+
+def progress_log(executed_nb):
+    """Where a job's progress bars go: ``<LOG>/<executed notebook's name>.progress.log`` (a rule's ``log.progress``)."""
+    return f"{LOG}/{Path(executed_nb).stem}.progress.log"
+
+
+@functools.lru_cache(maxsize=None)
+def notebook_parameters(path):
+    import papermill as pm
+
+    return frozenset(pm.inspect_notebook(str(path)))
+
+
 def notebook_params(paper, **values):
     """papermill -y YAML: this paper's block of the config (plus seed), the device, and ``values`` (lists of input
     tables, optional outputs): a list or a None travels as YAML, never as a shell word, so an empty list stays an
@@ -92,6 +148,6 @@ def notebook_params(paper, **values):
     Passed as a rule param, so editing one paper's block reruns only that paper's jobs, and
     --config / --configfile overrides reach the notebooks.
     """
-    extra = {k: (list(v) if v is not None and not isinstance(v, str) else v) for k, v in values.items()}
+    extra = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in values.items()}
     return yaml.safe_dump({paper: paper_config(config, paper), "device": config.get("device"), **extra},
                           default_flow_style=True, width=10**9).strip()

@@ -13,12 +13,11 @@ rule pulse_pool:
         progress=f"{LOG}/pulse_pool_{{pool}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("pulse"),
+        nb=papermill("pulse", threads=True, progress=True),
     resources:
         **res("pulse_pool"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
-        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_summary:
@@ -36,13 +35,11 @@ rule pulse_summary:
     log:
         nb=f"{LOG}/pulse_summary.log",
     params:
-        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
+        nb=papermill("pulse"),
     resources:
         **res("pulse_summary"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
-        "-p out_fig1 {output.fig1:q} -p out_fig2 {output.fig2:q} -p out_fig3 {output.fig3:q} "
-        "-p out_table {output.table:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_cv_pool:
@@ -57,12 +54,11 @@ rule pulse_cv_pool:
         progress=f"{LOG}/pulse_cv_pool_{{pool}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("pulse"),
+        nb=papermill("pulse", threads=True, progress=True),
     resources:
         **res("pulse_cv_pool"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
-        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_lowrank:
@@ -77,12 +73,11 @@ rule pulse_lowrank:
     log:
         nb=f"{LOG}/pulse_lowrank.log",
     params:
-        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
+        nb=papermill("pulse"),
     resources:
         **res("pulse_lowrank"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
-        "-p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_theory:
@@ -97,12 +92,11 @@ rule pulse_theory:
         nb=f"{LOG}/pulse_theory.log",
     threads: THREADS
     params:
-        nb=lambda wc, input: notebook_params("pulse", in_csvs=input.csvs),
+        nb=papermill("pulse", threads=True),
     resources:
         **res("pulse_theory"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
-        "-p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_coverage_pool:
@@ -118,13 +112,11 @@ rule pulse_coverage_pool:
         progress=f"{LOG}/pulse_coverage_pool_{{pool}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("pulse"),
+        nb=papermill("pulse", threads=True, progress=True),
     resources:
         **res("pulse_coverage_pool"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p pool {wildcards.pool:q} "
-        "-p out_summary {output.summary:q} -p out_ratio {output.ratio:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule pulse_coverage:
@@ -143,9 +135,14 @@ rule pulse_coverage:
         progress=f"{LOG}/pulse_coverage.progress.log",
     threads: THREADS
     params:
-        nb=lambda wc, input: notebook_params("pulse", in_summaries=input.summaries, in_ratios=input.ratios),
+        nb=papermill("pulse", threads=True, progress=True),
     resources:
         **res("pulse_coverage"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig {output.fig:q} -p out_csv {output.csv:q} "
-        "-p out_claims {output.claims:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
+
+
+register(rules.pulse_summary)
+register(rules.pulse_lowrank)
+register(rules.pulse_theory)
+register(rules.pulse_coverage)

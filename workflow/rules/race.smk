@@ -14,13 +14,11 @@ rule race_dataset:
         progress=f"{LOG}/race_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("race"),
+        nb=papermill("race", threads=True, progress=True),
     resources:
         **res("race_dataset"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
-        "-p out_acc {output.acc:q} -p out_fig {output.fig:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule race_split_dataset:
@@ -36,21 +34,19 @@ rule race_split_dataset:
         progress=f"{LOG}/race_split_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("race"),
+        nb=papermill("race", threads=True, progress=True, split=True),
     resources:
         **res("race_split_dataset"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} -p split True "
-        "-p out_acc {output.acc:q} -p out_fig {output.fig:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule race:
     """CB_T per method and matrix from the per-matrix tables, the race figure, the SySRs and auto claims."""
     input:
         nb="notebooks/race.ipynb",
-        accs=expand(rules.race_dataset.output.acc, dataset=RACE_DATASETS),
-        split_accs=expand(rules.race_split_dataset.output.acc, dataset=RACE_SPLIT_DATASETS),
+        accs=expand(rules.race_dataset.output.acc, dataset=RACE_DATASETS)
+        + expand(rules.race_split_dataset.output.acc, dataset=RACE_SPLIT_DATASETS),
     output:
         nb=f"{RES}/notebooks/race.ipynb",
         acc=f"{FIG}/race_accuracy.csv",
@@ -63,12 +59,11 @@ rule race:
         progress=f"{LOG}/race.progress.log",
     threads: THREADS
     params:
-        nb=lambda wc, input, output: notebook_params("race", in_accs=input.accs + input.split_accs,
-                                                     out_split_fig=output.get("split_fig")),
+        nb=papermill("race", threads=True, progress=True),
     resources:
         **res("race"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_acc {output.acc:q} "
-        "-p out_cb {output.cb:q} -p out_fig {output.fig:q} "
-        "-p out_claims {output.claims:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
+
+
+register(rules.race)

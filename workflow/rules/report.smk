@@ -1,4 +1,4 @@
-# The executable paper as a static site (paperlib/papers/report.py): every executed notebook, the ledger, the figures.
+# The executable paper as a static site (paperlib/pipeline/report.py): every executed notebook, the ledger, the figures.
 
 
 rule report:
@@ -17,5 +17,5 @@ rule report:
     resources:
         **res("report"),
     shell:
-        "python -m paperlib.papers.report --profile {OUT} --executed {params.executed:q} --figures {params.figures:q} "
+        "python -m paperlib.pipeline.report --profile {OUT} --executed {params.executed:q} --figures {params.figures:q} "
         "--readme {input.readme:q} --out {params.out:q} > {log:q} 2>&1"

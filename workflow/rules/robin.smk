@@ -14,12 +14,11 @@ rule robin_data:
     log:
         nb=f"{LOG}/robin_data.log",
     params:
-        nb=notebook_params("robin"),
+        nb=papermill("robin"),
     resources:
         **res("robin_data"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_fig1 {output.fig1:q} "
-        "-p out_fig2 {output.fig2:q} -p out_csv {output.csv:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule robin_cell:
@@ -34,12 +33,11 @@ rule robin_cell:
         progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("robin"),
+        nb=papermill("robin", threads=True, progress=True),
     resources:
         **res("robin_cell"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p cell {wildcards.cell:q} "
-        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule robin_summary:
@@ -58,14 +56,11 @@ rule robin_summary:
     log:
         nb=f"{LOG}/robin_summary.log",
     params:
-        nb=lambda wc, input: notebook_params("robin", in_csvs=input.csvs),
+        nb=papermill("robin"),
     resources:
         **res("robin_summary"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
-        "-p out_fig3 {output.fig3:q} -p out_fig8 {output.fig8:q} -p out_fig6 {output.fig6:q} "
-        "-p out_table2 {output.table2:q} -p out_table2_md {output.table2_md:q} -p out_claims {output.claims:q} "
-        "> {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule robin_theory:
@@ -81,9 +76,13 @@ rule robin_theory:
         nb=f"{LOG}/robin_theory.log",
     threads: THREADS
     params:
-        nb=notebook_params("robin"),
+        nb=papermill("robin", threads=True),
     resources:
         **res("robin_theory"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
-        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+        NOTEBOOK
+
+
+register(rules.robin_data)
+register(rules.robin_summary)
+register(rules.robin_theory)

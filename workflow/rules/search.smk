@@ -16,10 +16,11 @@ rule search_certified:
         progress=f"{LOG}/search_certified.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("search"),
+        nb=papermill("search", threads=True, progress=True),
     resources:
         **res("search_certified"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} -p out_table {output.table:q} "
-        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
+
+
+register(rules.search_certified)

@@ -15,13 +15,11 @@ rule zhou_fig3_dataset:
         progress=f"{LOG}/zhou_fig3_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("zhou"),
+        nb=papermill("zhou", threads=True, progress=True),
     resources:
         **res("zhou_fig3_dataset"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
-        "-p out_csv {output.csv:q} -p out_settle {output.settle:q} -p out_fig {output.fig:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_fig3:
@@ -38,12 +36,11 @@ rule zhou_fig3:
     log:
         nb=f"{LOG}/zhou_fig3_summary.log",
     params:
-        nb=lambda wc, input: notebook_params("zhou", in_csvs=input.csvs, in_settles=input.settles),
+        nb=papermill("zhou"),
     resources:
         **res("zhou_fig3"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} "
-        "-p out_fig {output.fig:q} -p out_reach {output.reach:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_fig1:
@@ -58,12 +55,11 @@ rule zhou_fig1:
     log:
         nb=f"{LOG}/zhou_fig1_cost.log",
     params:
-        nb=notebook_params("zhou"),
+        nb=papermill("zhou"),
     resources:
         **res("zhou_fig1"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p in_reach {input.reach:q} "
-        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_fig4_dataset:
@@ -78,12 +74,11 @@ rule zhou_fig4_dataset:
         progress=f"{LOG}/zhou_fig4_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
-        nb=notebook_params("zhou"),
+        nb=papermill("zhou", threads=True, progress=True),
     resources:
         **res("zhou_fig4_dataset"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p dataset {wildcards.dataset:q} "
-        "-p out_csv {output.csv:q} -p threads {threads} -p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_fig4:
@@ -101,13 +96,11 @@ rule zhou_fig4:
         progress=f"{LOG}/zhou_fig4_ablations.progress.log",
     threads: THREADS
     params:
-        nb=lambda wc, input: notebook_params("zhou", in_csvs=input.csvs),
+        nb=papermill("zhou", threads=True, progress=True),
     resources:
         **res("zhou_fig4"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
-        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} "
-        "-p progress_log {log.progress:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_datasets:
@@ -124,13 +117,11 @@ rule zhou_datasets:
     log:
         nb=f"{LOG}/zhou_datasets.log",
     params:
-        nb=notebook_params("zhou"),
+        nb=papermill("zhou"),
     resources:
         **res("zhou_datasets"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_table2 {output.table2:q} "
-        "-p out_table3 {output.table3:q} -p out_fig5 {output.fig5:q} -p out_fig6 {output.fig6:q} "
-        "-p out_claims {output.claims:q} > {log.nb:q} 2>&1"
+        NOTEBOOK
 
 
 rule zhou_corollary1:
@@ -146,9 +137,15 @@ rule zhou_corollary1:
         nb=f"{LOG}/zhou_corollary1.log",
     threads: THREADS
     params:
-        nb=notebook_params("zhou"),
+        nb=papermill("zhou", threads=True),
     resources:
         **res("zhou_corollary1"),
     shell:
-        "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} -p out_csv {output.csv:q} "
-        "-p out_fig {output.fig:q} -p out_claims {output.claims:q} -p threads {threads} > {log.nb:q} 2>&1"
+        NOTEBOOK
+
+
+register(rules.zhou_fig3)
+register(rules.zhou_fig1)
+register(rules.zhou_fig4)
+register(rules.zhou_datasets)
+register(rules.zhou_corollary1)

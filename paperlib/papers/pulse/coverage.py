@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ...data.pools import PoolInstance
 from ...device import get_device
 from ...lowrank import fit_factors
 from ...policies.pulse import PULSE, DoublyRobust
 from ...stats import clopper_pearson
 from .experiments import budgets, build_instance, fit_config, loop_params, parse_pool
-from .pools import PoolInstance
 from .theory import freedman_radius
 
 KINDS = ("fitted", "uninformative", "adversarial")

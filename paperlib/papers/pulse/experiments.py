@@ -1,7 +1,7 @@
 """Experiments of the PULSE reproduction: pools, runs, the tables of Figures 1-4.
 
 Every function takes ``cfg``, this paper's configuration: the ``pulse`` block of a profile plus the
-profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`).
+profile's ``seed`` (see :func:`paperlib.pipeline.config.paper_config`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...data.pools import PoolInstance, make_pool
 from ...device import describe, get_device
 from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
 from ...policies import label
 from ...simulate import simulate
-from .pools import PoolInstance, make_pool
 
 
 def pool_names(cfg: dict) -> list[str]:

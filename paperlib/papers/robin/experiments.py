@@ -5,7 +5,7 @@ A *cell* is one judge on one attribute: ``synthetic-discrete``, ``synthetic-gaus
 scaled to each cell's item count with the paper's ratio (100,000 queries for 1,017 pairs).
 
 Every function takes ``cfg``, this paper's configuration: the ``robin`` block of a profile plus the
-profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`). Tables are keyed by method
+profile's ``seed`` (see :func:`paperlib.pipeline.config.paper_config`). Tables are keyed by method
 id (``robin-hood:delta=0.007:ucb=delta``); the ``label`` column is for display only.
 """
 

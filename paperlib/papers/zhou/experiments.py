@@ -1,7 +1,7 @@
 """Experiments of the Zhou et al. (2025) reproduction: runs, ablations, dataset tables.
 
 Every function takes ``cfg``, this paper's configuration: the ``zhou`` block of a profile plus the
-profile's ``seed`` (see :func:`paperlib.papers.config.paper_config`).
+profile's ``seed`` (see :func:`paperlib.pipeline.config.paper_config`).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ ADAPTIVE, UNIFORM = "ucbe", "row-mean"
 def adaptive_vs_uniform_claim(runs: pd.DataFrame, delta: float, alpha: float = 0.05) -> Claim:
     """Certifying with UCB-E's adaptive allocation against certifying with uniform allocation (row-mean).
 
-    ``runs``: :func:`~paperlib.papers.search.experiments.certified_runs` (one row per repetition, its calls at the
+    ``runs``: :func:`~paperlib.beyond.search.experiments.certified_runs` (one row per repetition, its calls at the
     first certificate, the full matrix when none). Per matrix a two-sided Mann-Whitney U test (scipy) of the two
     methods' calls at ``alpha``; graded by :func:`paperlib.decide.comparison` on the matrices where UCB-E needs
     significantly fewer / more calls.

@@ -2,7 +2,7 @@
 
 As the Bloom lab's dms-vep pipelines check their test example: every CSV of the expected folder must exist in the
 fresh one with the same columns and rows; numbers agree within ``atol + rtol * |expected|`` (NaN matches NaN),
-everything else exactly. Run as ``python -m paperlib.papers.reproduction EXPECTED_DIR FRESH_DIR``.
+everything else exactly. Run as ``python -m paperlib.pipeline.reproduction EXPECTED_DIR FRESH_DIR``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def compare_dirs(expected: Path, fresh: Path, rtol: float = 1e-6, atol: float = 
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m paperlib.papers.reproduction", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m paperlib.pipeline.reproduction", description=__doc__.splitlines()[0])
     ap.add_argument("expected", type=Path)
     ap.add_argument("fresh", type=Path)
     ap.add_argument("--rtol", type=float, default=1e-6)

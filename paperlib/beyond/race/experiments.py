@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...data.pools import PoolInstance, make_pool
 from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
 from ...simulate import budgets_from_fracs, simulate
 from ...stats import clopper_pearson
-from ..pulse.pools import PoolInstance, make_pool
 
 SPLIT = " (test half)"  #: suffix of a matrix's key in the tables when only its seeded test half of the models ran
 

@@ -106,7 +106,7 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
     matrices, and never more than two budget points above the best other method. ``auto`` is SySRs today
     (:class:`paperlib.policies.sysrs.Auto`), so its column is SySRs' unless the race ran ``auto`` itself.
 
-    ``split=True`` reads the test-half race (:func:`paperlib.papers.race.experiments.split_accuracy`), where the
+    ``split=True`` reads the test-half race (:func:`paperlib.beyond.race.experiments.split_accuracy`), where the
     PULSE family, given the train half of the models, is among the other methods."""
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb")
     col = "auto" if "auto" in t else "sysrs"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...data.matrix import ScoreMatrix
+from .matrix import ScoreMatrix
 
 
 class PoolBuildError(ValueError):

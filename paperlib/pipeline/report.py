@@ -188,7 +188,7 @@ def build(profile: str, executed_dir: Path, figures_dir: Path, readme: Path, out
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m paperlib.papers.report", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m paperlib.pipeline.report", description=__doc__.splitlines()[0])
     ap.add_argument("--profile", required=True)
     ap.add_argument("--executed", required=True, type=Path, help="folder of executed notebooks")
     ap.add_argument("--figures", required=True, type=Path, help="the profile's figures folder (claims.csv, PNGs)")

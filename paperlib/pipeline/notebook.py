@@ -13,8 +13,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from .ledger import Claim
-from .progress import send_progress_to
+from ..ledger import Claim
+from ..progress import send_progress_to
 
 KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data",
             "user": "user data"}
