@@ -481,3 +481,25 @@ def test_convention_is_validated_and_named_in_the_label():
     assert label("pulse:convention=paper") == "PULSE (paper-literal)" and label("pulse") == "PULSE"
     with pytest.raises(ValueError, match="convention"):
         make_policy("pulse", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4, convention="mine")
+
+
+def test_figure1_is_logarithmic_and_marks_a_budget_never_reached():
+    """PULSE Figure 1: the real pools' bars are two orders of magnitude below Bench 1's, so the axis is logarithmic,
+    and a method that never reaches 95% gets an explicit marker instead of a missing bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from paperlib.papers.pulse.plots import budget_to_level
+
+    runs = pd.DataFrame({"pool": ["big", "small"], "kind": ["semi-synthetic", "real"]})
+    table = pd.DataFrame({"pool": ["big"] * 3 + ["small"] * 3, "label": ["UCB-E", "PULSE", "Naive-Pooling"] * 2,
+                          "calls_to_level": [120_000, 90_000, 150_000, 800, np.nan, 1_500]})
+    fig = budget_to_level(table, runs)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    markers = [line for line in ax.lines if line.get_marker() == "x" and len(line.get_xdata())]
+    assert len(markers) == 1 and markers[0].get_xdata()[0] == pytest.approx(1.0)  # PULSE's slot at the second pool
+    heights = sorted(p.get_height() for p in ax.patches if np.isfinite(p.get_height()))
+    assert heights == [800, 1_500, 90_000, 120_000, 150_000]

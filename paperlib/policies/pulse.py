@@ -485,9 +485,8 @@ class PULSE(Policy):
         """Naive-Pooling's sum_{j in U_i} S_hat_ij for every repetition and model, (R, n) float64.
 
         The (R n, m) predictions are made, masked and summed a block of ``PREDICTION_TILE`` rows at a time, so each
-        block stays in cache between the product, the sigmoid, the mask and the sum (1.6x faster than one pass per
-        repetition over its (n, m) block at Bench-1 size, rank 100; the same sums). A loop over blocks, once per
-        refit."""
+        block stays in cache between the product, the sigmoid, the mask and the sum (the same sums as one pass per
+        repetition over its (n, m) block, with less memory traffic). A loop over blocks, once per refit."""
         u, mask = self.U.reshape(-1, self.U.shape[-1]), self.mask.view(-1, self.m)
         vt = self.V.T.contiguous()
         out = torch.empty(u.shape[0], dtype=torch.float64, device=self.device)

@@ -1,0 +1,112 @@
+"""PULSE's figures (Tolochinsky et al. 2026, Figures 1-4), one call per figure; the notebook only saves them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib import pyplot as plt
+from matplotlib.ticker import EngFormatter, MaxNLocator
+
+from ...figures import reproduction_title
+
+PAPER = "Tolochinsky et al. 2026"
+#: one colour and one line style per method, so that no two methods differ by colour alone
+STYLE = {
+    "UCB-E": ("#0072B2", "-"), "PULSE": ("#D55E00", "-"), "Naive-Pooling": ("#7f7f7f", ":"),
+    "PULSE (precision-weighted)": ("#CC79A7", "--"), "PULSE (synchronized)": ("#009E73", "-."),
+    "PULSE (paper-literal)": ("#E69F00", (0, (5, 1, 1, 1))),
+}
+FIGURE1_METHODS = ("UCB-E", "PULSE", "Naive-Pooling")
+
+
+def _pools(runs: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(runs.pool))
+
+
+def _kind(runs: pd.DataFrame, pool: str) -> str:
+    return str(runs[runs.pool == pool].kind.iloc[0])
+
+
+def _calls_axis(ax) -> None:
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+
+
+def _grid(n: int):
+    ncol = min(4, n)
+    nrow = -(-n // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.3 * ncol, 2.6 * nrow), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    return fig, axes
+
+
+def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95):
+    """Figure 1: bandit calls to reach ``level`` accuracy per pool and method, on a log axis (the real pools' bars
+    are two orders of magnitude below Bench 1's); a method that never reaches it gets an explicit marker."""
+    pools = _pools(runs)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(pools)), 4.2))
+    width = 0.27
+    top = np.nanmax(table.calls_to_level.to_numpy(dtype=float)) if table.calls_to_level.notna().any() else 1.0
+    for k, lab in enumerate(FIGURE1_METHODS):
+        x = np.arange(len(pools)) + (k - 1) * width
+        vals = np.array([table[(table.pool == p) & (table.label == lab)].calls_to_level.iloc[0]
+                         if len(table[(table.pool == p) & (table.label == lab)]) else np.nan for p in pools], dtype=float)
+        color, _ = STYLE[lab]
+        ax.bar(x, vals, width, color=color, label=lab)
+        missing = np.isnan(vals)
+        if missing.any():
+            ax.plot(x[missing], np.full(missing.sum(), top * 1.6), "x", color=color, ms=7, mew=2)
+    ax.set_yscale("log")
+    ax.set_ylim(top=top * 4)
+    ax.set_xticks(range(len(pools)))
+    ax.set_xticklabels([f"{p} ({_kind(runs, p)})" for p in pools], fontsize=8, rotation=30, ha="right")
+    ax.set_ylabel(f"bandit calls to {level:.0%} accuracy (log)")
+    ax.plot([], [], "x", color="black", label=f"x: {level:.0%} not reached within the budgets")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    reproduction_title(fig, PAPER, "Figure 1", f"budget needed for {level:.0%} accuracy", runs.kind)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_curves(runs: pd.DataFrame):
+    """Figures 2 and 4: Accuracy@t per pool and method, bands +-1 s.e."""
+    pools = _pools(runs)
+    fig, axes = _grid(len(pools))
+    for ax, p in zip(axes.flat, pools, strict=False):
+        g = runs[runs.pool == p]
+        for lab, h in g.groupby("label"):
+            h = h.sort_values("bandit_calls")
+            color, ls = STYLE[lab]
+            ax.plot(h.bandit_calls, h.accuracy, color=color, linestyle=ls, label=lab)
+            ax.fill_between(h.bandit_calls, h.accuracy - h.se, h.accuracy + h.se, color=color, alpha=0.2)
+        ax.set_title(f"{p} ({g.kind.iloc[0]}, gap {g.realised_gap.iloc[0]:.3f})", fontsize=8)
+        ax.set_xlabel("bandit calls")
+        ax.set_ylabel("Accuracy@t")
+        _calls_axis(ax)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)), fontsize=8)
+    reproduction_title(fig, PAPER, "Figures 2 and 4", "Accuracy@t per pool, bands +-1 s.e.", runs.kind,
+                       int(runs.reps.min()) if "reps" in runs else None)
+    fig.tight_layout()
+    return fig
+
+
+def effective_budget(eb: pd.DataFrame, runs: pd.DataFrame):
+    """Figure 3: calls each method needs to match UCB-E's accuracy at UCB-E's budget."""
+    pools = _pools(runs)
+    fig, axes = _grid(len(pools))
+    for ax, p in zip(axes.flat, pools, strict=False):
+        g = eb[eb.pool == p]
+        for lab, h in g.groupby("label"):
+            color, ls = STYLE[lab]
+            ax.plot(h.ucbe_calls, h.calls_needed, "o", ms=3, color=color, linestyle=ls, label=lab)
+        ax.set_title(f"{p} ({_kind(runs, p)})", fontsize=8)
+        ax.set_xlabel("UCB-E bandit calls")
+        ax.set_ylabel("calls to match UCB-E")
+        _calls_axis(ax)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)), fontsize=8)
+    reproduction_title(fig, PAPER, "Figure 3", "effective budget (calls to match UCB-E's accuracy)", runs.kind)
+    fig.tight_layout()
+    return fig
