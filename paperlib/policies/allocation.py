@@ -162,6 +162,7 @@ class AllocationPolicy:
 
     name = "policy"
     needs_scale = False  # True: the policy needs the judge's score range (``scale=(lo, hi)``)
+    needs_variances = False  # True: the policy is given the judge's true variances (``variances=``)
 
     def __init__(self, K: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         if int(K) < 1:
@@ -270,6 +271,7 @@ class Robin(AllocationPolicy):
     """
 
     name = "robin"
+    needs_variances = True  # the judge's true variances (known-variance oracle)
 
     def __init__(self, K, budget, variances, reps=1, seed=0, device=None):
         super().__init__(K, budget, reps, seed, device)

@@ -75,7 +75,7 @@ class MethodSpec:
     takes_factors : accepts ``v=`` (needed or not)
 
     The capabilities that the class itself defines are read from it: :attr:`anytime`,
-    :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`.
+    :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`, :attr:`needs_variances`.
     """
 
     name: str
@@ -104,6 +104,11 @@ class MethodSpec:
     def random_estimate(self) -> bool:
         """Its estimate draws random numbers (a refit of a random ensemble), so a journal could not replay it."""
         return bool(getattr(self.cls, "random_estimate", False))
+
+    @property
+    def needs_variances(self) -> bool:
+        """Is given the judge's true variances (an oracle: ROBIN with known variances)."""
+        return bool(getattr(self.cls, "needs_variances", False))
 
     @property
     def needs_scale(self) -> bool:

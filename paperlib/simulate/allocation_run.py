@@ -120,7 +120,7 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
         if judge.scale is None:
             raise ValueError(f"{name} needs bounded scores and judge {judge.name} has no scale; pass scale=(lo, hi)")
         params["scale"] = judge.scale
-    if name == "robin":
+    if spec.needs_variances:
         params["variances"] = judge.variances
     pol = spec.cls(K, B, reps=reps, seed=seed, device=dev, **params)
     used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}

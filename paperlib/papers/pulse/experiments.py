@@ -16,7 +16,7 @@ from ...data.pools import PoolInstance, make_pool
 from ...device import describe, get_device
 from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
-from ...policies import label
+from ...policies import METHODS, label, parse
 from ...simulate import simulate
 
 
@@ -89,7 +89,10 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
     machine = describe(get_device(device))
     frames = []
     for i, meth in enumerate(cfg["methods"]):
-        kw = dict(common) if meth == "ucbe-batch" else dict(common, v=V.cpu().numpy(), **loop)
+        spec = METHODS[parse(meth)[0]]
+        kw = spec.pick({**common, **loop})  # the backbone's and, for the methods with predictions, the refits'
+        if spec.needs_factors:
+            kw["v"] = V.cpu().numpy()
         res = simulate(meth, inst.test, bs, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i, device=device,
                        progress=progress, **kw)
         acc = res.precision()
