@@ -58,3 +58,20 @@ def test_split_datasets_default_to_the_race_and_must_belong_to_it():
     assert E.split_datasets({"datasets": ["synth_tiny"]}) == []
     with pytest.raises(ValueError, match="not in the race"):
         E.split_datasets({**cfg, "split": {**cfg["split"], "datasets": ["sysrs_math"]}})
+
+
+def test_race_figure_tells_every_method_apart_without_colour_and_keeps_the_legend_off_the_panels():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from paperlib.beyond.race.plots import method_styles, race_figure
+
+    methods = ["ucbe", "ucbe:batch_mode=pending", "ucbe-sync", "sysrs", "sysh", "row-mean", "filled-subset",
+               "ucbe-lrf", "ucbe-lrf-score-only", "lrf"]
+    styles = method_styles(methods)
+    assert len({(s["linestyle"], s["marker"]) for s in styles.values()}) == len(methods)  # distinct without colour
+    acc = pd.DataFrame([dict(dataset=d, kind="real", method=m, frac=f, accuracy=0.5, ci_low=0.4, ci_high=0.6, reps=10)
+                        for d in ("a", "b") for m in methods for f in (0.1, 0.2)])
+    fig = race_figure(acc, "The race")
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+    assert fig.legends[0].get_bbox_to_anchor().y1 <= fig.bbox.y1 * 0.01 + 1e-9  # anchored under the panels
