@@ -1,0 +1,59 @@
+"""Zhou et al. 2025's figures (Figures 3 and 4), one call per figure; the notebooks only save them."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from ...figures import panel_pages, reproduction_title
+from ...policies import label
+
+PAPER = "Zhou et al. 2025"
+ABLATION_FACTORS = ("variant", "batch_size", "ensemble", "eta", "warmup_frac", "rank")
+
+
+def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: list[str]):
+    """Figure 3, one page per metric (the headline first): every dataset a panel ordered by H1, the six
+    algorithms with bands +-1 s.e. Yields ``(figure, page)``."""
+    reps = int(table.reps.min())
+    for k, metric in enumerate(metrics, 1):
+        for fig, axes, idx, _ in panel_pages(len(order), per_page=len(order), ncol=5, size=(2.9, 2.3)):
+            for ax, i in zip(axes, idx, strict=True):
+                ds = order[i]
+                sub = table[(table.dataset == ds) & (table.metric == metric)]
+                for method, g in sub.groupby("method", sort=False):
+                    x = 100 * g.budget_frac
+                    line, = ax.plot(x, g.value, marker="o", ms=2, lw=1, label=label(method))
+                    ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0)
+                h1 = table[table.dataset == ds].H1.iloc[0]
+                ax.set_title(f"{ds} [{kinds[ds]}]\nH1={h1:.3g}")
+                ax.set_xlabel("% of the matrix evaluated")
+                ax.set_ylabel(metric)
+            reproduction_title(fig, PAPER, "Figure 3", f"{metric} vs budget, six algorithms, bands +-1 s.e.",
+                               kinds[order], reps, (k, len(metrics)))
+            yield fig, k
+
+
+def ablations(abl: pd.DataFrame, names: list[str], kinds: dict[str, str], metric: str):
+    """Figure 4: UCB-E-LRF's ablations (variant, batch size, ensemble, eta, warm-up, rank) on each dataset, bands
+    +-1 s.e. over the runs (the paper's 50; the profile's ``ablation.reps`` here)."""
+    fig, axes = plt.subplots(len(names), len(ABLATION_FACTORS), figsize=(3 * len(ABLATION_FACTORS), 2.7 * len(names)),
+                             squeeze=False, sharey=True)
+    for r, d in enumerate(names):
+        for c, f in enumerate(ABLATION_FACTORS):
+            ax = axes[r, c]
+            sub = abl[(abl.dataset == d) & (abl.factor == f) & (abl.metric == metric)]
+            for v, g in sub.groupby("setting", sort=False):
+                x = 100 * g.budget_frac
+                line, = ax.plot(x, g.value, marker="o", ms=3, label=str(v))
+                if "se" in g:
+                    ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0)
+            ax.set_title(f"{d} [{kinds[d]}]: {f}", fontsize=8)
+            ax.legend(fontsize=6)
+            ax.set_xlabel("% evaluated", fontsize=8)
+        axes[r, 0].set_ylabel(metric, fontsize=8)
+    main = abl[abl.factor.isin(ABLATION_FACTORS)]
+    reps = int(main.reps.min()) if "reps" in main and len(main) else None
+    reproduction_title(fig, PAPER, "Figure 4", "UCB-E-LRF ablations, bands +-1 s.e.", list(kinds.values()), reps)
+    fig.tight_layout()
+    return fig
