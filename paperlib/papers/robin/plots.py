@@ -1,0 +1,98 @@
+"""Saha et al. 2026's figures (Figures 3-9), one call per figure; the notebooks only save them."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from ...figures import kind_tag, panel_pages, reproduction_title
+from ...policies import label
+from . import experiments as E
+
+PAPER = "Saha et al. 2026"
+_FIXED = {E.UNIFORM: ("#7f7f7f", "-"), E.ROBIN: ("#009E73", "--")}
+
+
+def method_style(mid: str, main: str) -> tuple[str, str]:
+    """Colour and line style of a method id: Uniform grey, ROBIN green dashed, ROBIN-HOOD-EB blue, the main
+    ROBIN-HOOD orange, its other variants by the form of their variance bound."""
+    if mid in _FIXED:
+        return _FIXED[mid]
+    if mid.startswith("robin-hood-eb"):
+        return ("#0072B2", "-")
+    return ("#D55E00", "-") if mid == main else (("#E69F00", ":") if "ucb=eq6" in mid else ("#CC79A7", "-."))
+
+
+def wce_panel(ax, cur: pd.DataFrame, cell: str, mids, main: str) -> None:
+    """WCE against the budget in one cell, bands +-1 s.e."""
+    g = cur[cur.cell == cell]
+    for mid in mids:
+        h = g[g.method_id == mid]
+        c, ls = method_style(mid, main)
+        ax.plot(h.budget, h.wce, ls, color=c, label=label(mid), lw=1.5)
+        ax.fill_between(h.budget, h.wce - h.wce_se, h.wce + h.wce_se, color=c, alpha=0.2, lw=0)
+    ax.set_title(f"{cell}\n({kind_tag(g.kind.iloc[0])})")
+    ax.set_xlabel("judge queries")
+    ax.set_ylabel("WCE (max error)")
+
+
+def shown_cells(cells: list[str]) -> list[str]:
+    """Figures 3-5 show two synthetic and two real cells."""
+    return [c for c in cells if c.startswith("synthetic")][:2] + [c for c in cells if not c.startswith("synthetic")][:2]
+
+
+def wce_by_delta(cur: pd.DataFrame, main: str, deltas):
+    """Figures 3-5: WCE vs budget for Uniform, ROBIN and ROBIN-HOOD at each delta, in :func:`shown_cells`."""
+    cells = list(dict.fromkeys(cur.cell))
+    show = shown_cells(cells)
+    fig, axes = plt.subplots(len(deltas), len(show), figsize=(3.4 * len(show), 2.9 * len(deltas)), squeeze=False)
+    for i, d in enumerate(deltas):
+        mids = [E.UNIFORM, E.ROBIN] + [m for m in dict.fromkeys(cur.method_id) if m.startswith(f"robin-hood:delta={d:g}:")]
+        for j, cell in enumerate(show):
+            wce_panel(axes[i, j], cur, cell, mids, main)
+            axes[i, j].set_title(axes[i, j].get_title() + f"\ndelta={d:g}")
+        axes[i, 0].legend()
+    reproduction_title(fig, PAPER, "Figures 3-5", "WCE vs budget, bands +-1 s.e.", cur[cur.cell.isin(show)].kind,
+                       int(cur.runs.min()))
+    return fig
+
+
+def wce_every_cell(cur: pd.DataFrame, main: str, eb: str):
+    """Figure 8: WCE vs budget in every cell, with ours (ROBIN-HOOD-EB) where it ran. Yields ``(figure, page)``."""
+    cells = list(dict.fromkeys(cur.cell))
+    mids = [E.UNIFORM, E.ROBIN, main] + [m for m in [eb] if m in set(cur.method_id)]
+    for fig, axes, idx, page in panel_pages(len(cells)):
+        for ax, i in zip(axes, idx, strict=True):
+            wce_panel(ax, cur, cells[i], mids, main)
+        reproduction_title(fig, PAPER, "Figure 8", "WCE vs budget in every cell (with ours, ROBIN-HOOD-EB), bands +-1 s.e.",
+                           cur[cur.cell.isin([cells[i] for i in idx])].kind, int(cur.runs.min()), page)
+        yield fig, page[0]
+
+
+def human_agreement(runs: pd.DataFrame, main: str, n_runs: int):
+    """Figures 6-7 and 9: correlation with human ratings vs budget (ROBIN-HOOD solid, Uniform dotted), in every
+    cell with human ratings; a one-line figure saying so when there is none. Yields ``(figure, page)``."""
+    cells = list(dict.fromkeys(runs.cell))
+    hcells = [c for c in cells if "pearson" in runs and runs[runs.cell == c].pearson.notna().any()]
+    for fig, axes, idx, page in panel_pages(len(hcells)):
+        for ax, i in zip(axes, idx, strict=True):
+            g = runs[runs.cell == hcells[i]]
+            for mid, ls in ((main, "-"), (E.UNIFORM, ":")):
+                m = g[g.method_id == mid].groupby("budget")[["pearson", "spearman", "kendall"]]
+                mean, se = m.mean(), m.sem().fillna(0.0)
+                for col, c in (("pearson", "#D55E00"), ("spearman", "#0072B2"), ("kendall", "#009E73")):
+                    ax.plot(mean.index, mean[col], ls, color=c,
+                            label=f"{col} ({'ROBIN-HOOD' if mid == main else 'Uniform'})")
+                    ax.fill_between(mean.index, mean[col] - se[col], mean[col] + se[col], color=c, alpha=0.15, lw=0)
+            ax.set_title(f"{hcells[i]}\n(real data)")
+            ax.set_xlabel("judge queries")
+            ax.set_ylabel("correlation with humans")
+        reproduction_title(fig, PAPER, "Figures 6-7, 9", "agreement with human ratings vs budget, bands +-1 s.e.",
+                           "real", n_runs, page)
+        yield fig, page[0]
+    if not hcells:
+        fig, ax = plt.subplots(figsize=(5, 1.5))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no cell with human ratings in this run (real judge data absent)", ha="center")
+        reproduction_title(fig, PAPER, "Figures 6-7, 9", "agreement with human ratings vs budget", "real")
+        yield fig, 1
