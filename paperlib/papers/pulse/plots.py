@@ -110,3 +110,30 @@ def effective_budget(eb: pd.DataFrame, runs: pd.DataFrame):
     reproduction_title(fig, PAPER, "Figure 3", "effective budget (calls to match UCB-E's accuracy)", runs.kind)
     fig.tight_layout()
     return fig
+
+
+def coverage(summary: pd.DataFrame, ratios: pd.DataFrame):
+    """Theorem 1 inside the running bandit: violation rates of its interval per (pool, kind of predictions) against
+    delta, and the error-to-radius ratios of the informative cells."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    x = np.arange(len(summary))
+    axes[0].errorbar(x, summary.rate, yerr=[summary.rate - summary.rate_lo, summary.rate_hi - summary.rate], fmt="o",
+                     label="violation rate (run bootstrap)")
+    axes[0].plot(x, [c[1] for c in summary.runs_any_ci], "v", color="#7f7f7f",
+                 label="upper 95% bound, runs with any violation")
+    axes[0].axhline(summary.delta.iloc[0], color="#D55E00", ls="--", label="delta")
+    labels = [f"{r.pool}, {r.kind} ({r.data})" for r in summary.itertuples()]
+    axes[0].set_xticks(x)
+    axes[0].set_xticklabels(labels, fontsize=6, rotation=35, ha="right")
+    axes[0].set_ylabel("P(|mu_hat - mu| > radius)")
+    axes[0].legend(fontsize=6)
+    at = {(r.pool, r.kind): i for i, r in enumerate(summary.itertuples())}
+    box = [dict(r, label="") for r in ratios.to_dict("records")]
+    axes[1].bxp(box, positions=[at[b["pool"], b["kind"]] for b in box], widths=0.6, showfliers=False)
+    axes[1].axhline(1, color="#D55E00", ls="--")
+    axes[1].set_xticks(range(len(summary)))
+    axes[1].set_xticklabels(labels, fontsize=6, rotation=35, ha="right")
+    axes[1].set_ylabel("|mu_hat - mu| / radius (informative cells)")
+    fig.suptitle(f"{PAPER}, Theorem 1 inside the running bandit (synthetic / semi-synthetic / real pools)", fontsize=9)
+    fig.tight_layout()
+    return fig

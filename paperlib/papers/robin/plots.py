@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
@@ -96,3 +97,46 @@ def human_agreement(runs: pd.DataFrame, main: str, n_runs: int):
         ax.text(0.5, 0.5, "no cell with human ratings in this run (real judge data absent)", ha="center")
         reproduction_title(fig, PAPER, "Figures 6-7, 9", "agreement with human ratings vs budget", "real")
         yield fig, 1
+
+
+def theory(l2rows: pd.DataFrame, t3: list[dict]):
+    """Lemma 2 on ROBIN's exact allocations (shortfall below floor(lambda_i B)) and Theorem 3's violation rates, boxed
+    and Eq. (4) forms, with exact 95% intervals."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    ax = axes[0]
+    ax.scatter(l2rows.B / l2rows.K, l2rows.worst_shortfall.clip(lower=0), s=8,
+               c=l2rows.lower_violated.map({True: "#D55E00", False: "#7f7f7f"}))
+    ax.set_xscale("log")
+    ax.set_xlabel("B / K")
+    ax.set_ylabel("max shortfall below floor(lambda_i B)")
+    ax.set_title("Lemma 2 on ROBIN's exact allocations (synthetic; red: violated)", fontsize=8)
+    ax = axes[1]
+    names = [f"{t['judge']}\n{form}" for t in t3 for form in ("box", "eq4")]
+    rates = [t[form]["rate"] for t in t3 for form in ("box", "eq4")]
+    err = np.array([[t[form]["rate"] - t[form]["ci"][0], t[form]["ci"][1] - t[form]["rate"]]
+                    for t in t3 for form in ("box", "eq4")]).T
+    ax.bar(range(len(rates)), rates, yerr=err, color=["#D55E00" if r > t3[0]["delta"] else "#0072B2" for r in rates])
+    ax.axhline(t3[0]["delta"], color="k", ls="--", lw=1, label="delta")
+    ax.set_xticks(range(len(rates)))
+    ax.set_xticklabels(names, fontsize=5, rotation=30)
+    ax.set_ylabel("P(WCE > bound)")
+    ax.set_title("Theorem 3 (synthetic judges, 95% CP intervals)", fontsize=8)
+    ax.legend(fontsize=7)
+    fig.suptitle(f"{PAPER}, Lemma 2 and Theorem 3 checkers", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def judge_cells(judges: dict, values, xlabel: str, figure: str):
+    """Figures 1-2: a histogram of ``values(judge)`` per judge x attribute cell. Yields ``(figure, page)``."""
+    cells = list(judges)
+    for fig, axes, idx, page in panel_pages(len(cells)):
+        for ax, i in zip(axes, idx, strict=True):
+            j = judges[cells[i]]
+            ax.hist(values(j), bins=30, color="#0072B2")
+            ax.set_title(f"{cells[i]}\n({kind_tag(j.kind)}, K={j.K})")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("items")
+        reproduction_title(fig, PAPER, figure, f"{xlabel} per judge x attribute cell",
+                           [judges[cells[i]].kind for i in idx], None, page)
+        yield fig, page[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
@@ -55,5 +56,37 @@ def ablations(abl: pd.DataFrame, names: list[str], kinds: dict[str, str], metric
     main = abl[abl.factor.isin(ABLATION_FACTORS)]
     reps = int(main.reps.min()) if "reps" in main and len(main) else None
     reproduction_title(fig, PAPER, "Figure 4", "UCB-E-LRF ablations, bands +-1 s.e.", list(kinds.values()), reps)
+    fig.tight_layout()
+    return fig
+
+
+def method_means(t2: pd.DataFrame, means: dict):
+    """Figure 5: histogram of the methods' mean scores per dataset (``means``: dataset -> row means)."""
+    cols = min(4, len(t2))
+    rows_ = -(-len(t2) // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(3.2 * cols, 2.4 * rows_), squeeze=False)
+    for ax, (_, r) in zip(axes.flat, t2.iterrows(), strict=False):
+        ax.hist(means[r.dataset], bins=30, color="C0")
+        ax.set_title(f"{r.dataset} [{r.kind}]\nH1={r.H1:.3g}", fontsize=8)
+        ax.set_xlabel("mean score of a method", fontsize=7)
+        ax.set_ylabel("methods", fontsize=7)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(t2):]:
+        ax.axis("off")
+    fig.suptitle(f"{PAPER}, Figure 5 (reproduction): histogram of method mean scores; data kind in brackets",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def singular_values(spectra: dict, kinds: dict):
+    """Figure 6: the first 30 singular values of each dataset, relative to the largest."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for d, sv in spectra.items():
+        ax.semilogy(np.arange(1, min(len(sv), 30) + 1), sv[:30], marker=".", lw=1, label=f"{d} [{kinds[d]}]")
+    ax.set_xlabel("index")
+    ax.set_ylabel("singular value / largest")
+    ax.legend(fontsize=6, ncol=2)
+    ax.set_title(f"{PAPER}, Figure 6 (reproduction): singular value spectra")
     fig.tight_layout()
     return fig

@@ -1,0 +1,25 @@
+"""Certified search's figure: the share of the matrix spent at the first certificate, per matrix and method."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from ...figures import kind_tag
+
+
+def certified(table: pd.DataFrame, delta: float, reps: int):
+    """Median and IQR of the fraction of the matrix spent at the first certificate (not a paper figure)."""
+    fig, ax = plt.subplots(figsize=(6.5, 0.35 * table.dataset.nunique() + 1.2))
+    order = list(dict.fromkeys(table.dataset))
+    for j, (meth, g) in enumerate(table.groupby("method", sort=False)):
+        y = [order.index(d) + 0.2 * (j - 0.5) for d in g.dataset]
+        ax.errorbar(g.frac_median, y, xerr=[g.frac_median - g.frac_q25, g.frac_q75 - g.frac_median], fmt="o", label=meth)
+    ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(k)})" for d, k in zip(order, table.drop_duplicates("dataset").kind,
+                                                                             strict=False)], fontsize=7)
+    ax.axvline(1.0, color="k", lw=0.8, ls=":")
+    ax.set_xlabel("fraction of the matrix spent at the first certificate (median, IQR)")
+    ax.set_title(f"Certified stopping at delta = {delta:g} ({reps} runs per point; not a paper figure)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
