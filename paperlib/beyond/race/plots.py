@@ -51,3 +51,19 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
     fig.suptitle(f"{title}, exact 95% bands (not a paper figure)\nruns per point: {runs}", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def dataset_figure(acc: pd.DataFrame, split: bool = False):
+    """The race on one matrix: P(best model found) per method with exact 95% bands."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    for meth, g in acc.groupby("method", sort=False):
+        ax.plot(g.frac, g.accuracy, label=f"{label(meth)} ({g.reps.iloc[0]} runs)", lw=1)
+        ax.fill_between(g.frac, g.ci_low, g.ci_high, alpha=0.15)
+    ax.set_xlabel("budget (fraction of the matrix" + (", test half)" if split else ")"))
+    ax.set_ylabel("P(best model found)")
+    ax.legend(fontsize=6)
+    n, m, kind = acc.n.iloc[0], acc.m.iloc[0], acc.kind.iloc[0]
+    ax.set_title(f"The race on {acc.dataset.iloc[0]} ({kind_tag(kind)}, {n} x {m}): exact 95% bands (not a paper figure)",
+                 fontsize=8)
+    fig.tight_layout()
+    return fig

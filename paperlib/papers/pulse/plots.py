@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from ...figures import reproduction_title
+from ...figures import kind_tag, reproduction_title
 
 PAPER = "Tolochinsky et al. 2026"
 #: one colour and one line style per method, so that no two methods differ by colour alone
@@ -135,5 +135,88 @@ def coverage(summary: pd.DataFrame, ratios: pd.DataFrame):
     axes[1].set_xticklabels(labels, fontsize=6, rotation=35, ha="right")
     axes[1].set_ylabel("|mu_hat - mu| / radius (informative cells)")
     fig.suptitle(f"{PAPER}, Theorem 1 inside the running bandit (synthetic / semi-synthetic / real pools)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def coverage_pool(summary: pd.DataFrame, ratios: pd.DataFrame, pool: str):
+    """Theorem 1 inside the bandit on one pool: violation rate per kind of predictions, error-to-radius ratios."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    x = range(len(summary))
+    axes[0].errorbar(x, summary.rate, yerr=[summary.rate - summary.rate_lo, summary.rate_hi - summary.rate], fmt="o",
+                     label="violation rate (run bootstrap)")
+    axes[0].axhline(summary.delta.iloc[0], color="#D55E00", ls="--", label="delta")
+    axes[0].set_xticks(list(x))
+    axes[0].set_xticklabels(summary.kind)
+    axes[0].set_ylabel("P(|mu_hat - mu| > radius)")
+    axes[0].legend(fontsize=7)
+    axes[1].bxp([dict(r, label=r["kind"]) for r in ratios.to_dict("records")], showfliers=False)
+    axes[1].axhline(1, color="#D55E00", ls="--")
+    axes[1].set_ylabel("|mu_hat - mu| / radius (informative cells)")
+    fig.suptitle(f"{PAPER}, Theorem 1 inside the bandit: {pool} ({kind_tag(summary.data.iloc[0])})", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _cv_panel(ax, g: pd.DataFrame) -> None:
+    for lam, h in g.groupby("lam"):
+        ax.errorbar(h["rank"], h.cv_loss, yerr=h.cv_se, marker="o", ms=3, label=f"lambda {lam:g}")
+    pick = g[g.chosen].iloc[0]
+    ax.plot(pick["rank"], pick.cv_loss, "k*", ms=10, label="1-SE choice")
+
+
+def cross_validation_pool(cv: pd.DataFrame, pool: str):
+    """Step 1 (App. C.1) on one pool: 5-fold CV loss per rank and lambda, the 1-SE choice starred."""
+    fig, ax = plt.subplots(figsize=(3.6, 2.8))
+    _cv_panel(ax, cv)
+    ax.set_xlabel("rank")
+    ax.set_ylabel("5-fold CV BCE")
+    ax.set_title(f"{PAPER}, Step 1 (App. C.1): {pool} ({kind_tag(cv.kind.iloc[0])})", fontsize=8)
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def cross_validation(cv: pd.DataFrame):
+    """Step 1 (App. C.1) on every dataset: 5-fold CV loss per rank and lambda, the 1-SE choice starred."""
+    fig, axes = plt.subplots(1, cv.dataset.nunique(), figsize=(3.4 * cv.dataset.nunique(), 2.8), squeeze=False)
+    for ax, (ds, g) in zip(axes.flat, cv.groupby("dataset", sort=False), strict=False):
+        _cv_panel(ax, g)
+        ax.set_title(f"{ds} ({kind_tag(g.kind.iloc[0])})", fontsize=8)
+        ax.set_xlabel("rank")
+        ax.set_ylabel("5-fold CV BCE")
+        ax.legend(fontsize=6)
+    fig.suptitle(f"{PAPER}, Step 1 (App. C.1): cross-validated rank and lambda", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def pool_accuracy(runs: pd.DataFrame, pool: str, kind: str):
+    """Figure 2 on one pool: Accuracy@t per method, bands +-1 s.e."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for lab, h in runs.groupby("label"):
+        h = h.sort_values("bandit_calls")
+        ax.plot(h.bandit_calls, h.accuracy, marker=".", label=lab)
+        ax.fill_between(h.bandit_calls, h.accuracy - h.se, h.accuracy + h.se, alpha=0.2)
+    ax.set_xlabel("bandit calls")
+    ax.set_ylabel("Accuracy@t (best model found)")
+    ax.set_title(f"{PAPER}, Figure 2 (one pool): {pool} ({kind_tag(kind)})")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def theorem1_tail(t1: list[dict]):
+    """Theorem 1 on synthetic data: the measured tail P(|mu_hat - mu| >= eps) against the bound."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for t in t1:
+        eps, freq, bound = zip(*t["tail"], strict=True)
+        ax.plot(eps, freq, "o-", label=f"measured, {t['kind']}")
+        ax.plot(eps, np.minimum(bound, 1), "x--", color=ax.lines[-1].get_color(), label=f"bound, {t['kind']}")
+    ax.set_yscale("log")
+    ax.set_xlabel("eps")
+    ax.set_ylabel("P(|mu_hat - mu| >= eps)")
+    ax.set_title(f"{PAPER}, Theorem 1 (synthetic): measured tail vs bound", fontsize=9)
+    ax.legend(fontsize=6)
     fig.tight_layout()
     return fig

@@ -140,3 +140,16 @@ def judge_cells(judges: dict, values, xlabel: str, figure: str):
         reproduction_title(fig, PAPER, figure, f"{xlabel} per judge x attribute cell",
                            [judges[cells[i]].kind for i in idx], None, page)
         yield fig, page[0]
+
+
+def cell_curve(curve: pd.DataFrame, cell: str, kind: str, K: int):
+    """Figures 3-5/8 on one cell: mean WCE against the budget per method (``curve``: budgets x methods)."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for lab in curve.columns:
+        ax.plot(curve.index, curve[lab], marker=".", label=lab)
+    ax.set_xlabel("judge queries")
+    ax.set_ylabel("mean WCE (max error over items)")
+    ax.set_title(f"{PAPER}, Figures 3-5/8 (one cell): {cell} ({kind_tag(kind)}, K={K})")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import panel_pages, reproduction_title
+from ...figures import kind_tag, panel_pages, reproduction_title
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
@@ -88,5 +88,68 @@ def singular_values(spectra: dict, kinds: dict):
     ax.set_ylabel("singular value / largest")
     ax.legend(fontsize=6, ncol=2)
     ax.set_title(f"{PAPER}, Figure 6 (reproduction): singular value spectra")
+    fig.tight_layout()
+    return fig
+
+
+def corollary1(res: pd.DataFrame, n: int, m: int, h1: float):
+    """Corollary 1 on synthetic data: measured P(correct) with exact 95% intervals against the bound."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    ax.plot(res.budget, res.bound.clip(lower=0), "k--", label="Corollary 1 bound (clipped at 0)")
+    ax.errorbar(res.budget, res.success, yerr=[res.success - res.ci_low, res.ci_high - res.success], fmt="o",
+                label="measured (95% CP)")
+    ax.set_xlabel("budget T")
+    ax.set_ylabel("P(correct)")
+    ax.set_title(f"Zhou et al. Corollary 1 on synthetic data ({n} x {m}, H1 = {h1:.1f})", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def cost(cost: pd.DataFrame, reach: pd.DataFrame):
+    """Figure 1: the cost of finding the best method under the per-call cost model, against full evaluation."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, (ds, g) in zip(axes, cost.groupby("dataset", sort=False), strict=False):
+        labels = ["Full evaluation"] + g.method.tolist()
+        vals = [g.full.iloc[0]] + g.cost.fillna(g.full.iloc[0]).tolist()
+        ax.bar(labels, vals, color=["grey", "C0", "C1"])
+        kind = reach[reach.dataset == ds].kind.iloc[0]
+        ax.set_title(f"{ds} [{kind}]\nper-call cost model, full = paper's {g.unit.iloc[0]}", fontsize=8)
+        ax.set_ylabel(g.unit.iloc[0])
+        ax.tick_params(labelsize=7)
+    fig.suptitle(f"{PAPER}, Figure 1 (reproduction): cost to find the best method; data kind in brackets", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def figure3_dataset(table: pd.DataFrame, dataset: str, kind: str, shape: tuple[int, int]):
+    """Figure 3, one column: every metric against the budget for the six algorithms on one dataset."""
+    metrics = list(dict.fromkeys(table.metric))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3), sharey=True)
+    for ax, metric in zip(axes, metrics, strict=True):
+        for method, g in table[table.metric == metric].groupby("method", sort=False):
+            ax.plot(100 * g.budget_frac, g.value, marker="o", ms=3, label=label(method))
+            ax.fill_between(100 * g.budget_frac, g.value - g.se.fillna(0), g.value + g.se.fillna(0), alpha=0.15)
+        ax.set_title(metric, fontsize=9)
+        ax.set_xlabel("% of n x m evaluated")
+    axes[0].set_ylabel("mean over repetitions")
+    axes[-1].legend(fontsize=7)
+    fig.suptitle(f"{PAPER}, Figure 3 (one column): {dataset} ({kind_tag(kind)}, {shape[0]} x {shape[1]})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def ablations_dataset(abl: pd.DataFrame, dataset: str, kind: str, metric: str):
+    """Figure 4 on one dataset: each ablation factor against the budget (the timing runs left out)."""
+    factors = [f for f in dict.fromkeys(abl.factor) if f != "batch_time"]
+    fig, axes = plt.subplots(1, len(factors), figsize=(2.8 * len(factors), 2.6), sharey=True)
+    for ax, f in zip(axes, factors, strict=True):
+        for v, g in abl[(abl.factor == f) & (abl.metric == metric)].groupby("setting", sort=False):
+            ax.plot(100 * g.budget_frac, g.value, marker="o", ms=3, label=str(v))
+        ax.set_title(f, fontsize=8)
+        ax.legend(fontsize=6)
+        ax.set_xlabel("% evaluated", fontsize=8)
+    axes[0].set_ylabel(metric, fontsize=8)
+    fig.suptitle(f"{PAPER}, Figure 4 (one dataset): {dataset} ({kind_tag(kind)})", fontsize=9)
     fig.tight_layout()
     return fig
