@@ -133,7 +133,7 @@ class MethodSpec:
         by_name = {p.name: p for p in self.params}
         out = {}
         for key, value in params.items():
-            if key == "v" and self.takes_factors or key == "scale" and self.needs_scale:
+            if (key == "v" and self.takes_factors) or (key == "scale" and self.needs_scale):
                 out[key] = value
                 continue
             if key not in by_name:
