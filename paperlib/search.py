@@ -28,7 +28,8 @@ class SearchError(RuntimeError):
 
 
 def read_models(path) -> list[str]:
-    names = [line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """One model name per non-empty line (a UTF-8 byte-order mark is not part of the first name)."""
+    names = [line.strip() for line in Path(path).read_text(encoding="utf-8-sig").splitlines() if line.strip()]
     if len(names) < 2:
         raise ValueError(f"{path}: need at least 2 model names (one per line), got {len(names)}")
     dup = sorted({x for x in names if names.count(x) > 1})
@@ -38,9 +39,10 @@ def read_models(path) -> list[str]:
 
 
 def read_examples(path) -> list:
-    """One example per non-empty line: a JSON value is passed through as is, anything else as a string."""
+    """One example per non-empty line: a JSON value is passed through as is, anything else as a string (a UTF-8
+    byte-order mark is not part of the first example)."""
     out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in Path(path).read_text(encoding="utf-8-sig").splitlines():
         if not line.strip():
             continue
         try:

@@ -98,6 +98,8 @@ def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
     (["--delta", "1.5"], "delta"),
     (["--top-k", "5"], "top-k"),
     (["--method", "row-mean", "--workers", "0"], "workers"),
+    (["--json", "MODELS"], "is also an input of this run"),
+    (["--json", "j.jsonl", "--journal", "j.jsonl"], "is also an input of this run"),
 ])
 def test_bad_input_is_refused_before_any_call(setup, args, msg):
     d = setup
@@ -105,9 +107,21 @@ def test_bad_input_is_refused_before_any_call(setup, args, msg):
             "--scorer", f"{sys.executable} {d / 'scorer.py'}", "--quiet"]
     if "--json" not in args:
         base += ["--json", str(d / "o.json")]
+    args = [str(d / "models.txt") if a == "MODELS" else str(d / a) if a == "j.jsonl" else a for a in args]
+    before = (d / "models.txt").read_bytes()
     proc = subprocess.run([sys.executable, "-m", "paperlib", "search", *base, *args], capture_output=True, text=True)
     assert proc.returncode == 2 and msg in proc.stderr, proc.stderr
     assert not (d / "calls.log").exists()
+    assert (d / "models.txt").read_bytes() == before  # an output never overwrites an input
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    from paperlib.search import read_examples, read_models
+
+    (tmp_path / "m.txt").write_text("\ufeffgpt-a\ngpt-b\n", encoding="utf-8")
+    (tmp_path / "e.txt").write_text('\ufeff{"id": 0}\n', encoding="utf-8")
+    assert read_models(tmp_path / "m.txt") == ["gpt-a", "gpt-b"]
+    assert read_examples(tmp_path / "e.txt") == [{"id": 0}]
 
 
 def test_certified_search_without_any_matrix_writes_untestable_rows(monkeypatch, tmp_path):
