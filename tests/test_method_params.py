@@ -164,3 +164,12 @@ def test_methods_command_lists_every_method_and_parameter(capsys):
     heads = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert heads == list(METHODS)
     assert "convention    'authors'      str   {authors, paper}" in out
+
+
+def test_study_checks_its_method_parameters_before_any_work():
+    from paperlib.study import Study
+
+    with pytest.raises(ValueError, match="ucbe parameter a must be a finite number"):
+        Study(["m0", "m1"], [1, 2, 3], method="ucbe", a=float("nan"))
+    with pytest.raises(ValueError, match="row-mean takes no parameter 'a'"):
+        Study(["m0", "m1"], [1, 2, 3], method="row-mean", a=2.0)

@@ -99,6 +99,7 @@ def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
     (["--top-k", "5"], "top-k"),
     (["--method", "row-mean", "--workers", "0"], "workers"),
     (["--json", "MODELS"], "is also an input of this run"),
+    (["--timeout", "inf"], "--timeout must be a finite number"),
     (["--json", "j.jsonl", "--journal", "j.jsonl"], "is also an input of this run"),
 ])
 def test_bad_input_is_refused_before_any_call(setup, args, msg):
