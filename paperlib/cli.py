@@ -381,7 +381,8 @@ def _search_parser(sub):
         help="find the best model with as few scorer calls as possible, with a certificate (live use)",
         description=(
             "Run a best-model search against a scorer command and write a JSON result with keys best, estimates, "
-            "intervals, certified, delta, calls, calls_saved, failures (and top_k, top_k_certified with --top-k). "
+            "intervals, certified, delta, calls, calls_per_model, calls_saved (certified answers only, else null), "
+            "failures, method, started_at, finished_at, wall_s (and top_k, top_k_certified with --top-k). "
             "Every call is journaled; rerunning the same command resumes."
         ),
     )
@@ -424,7 +425,8 @@ def cmd_search(args) -> int:
                      retries=args.retries, max_failures=args.max_failures, stop=args.stop, progress=not args.quiet)
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
-          f"{out['calls']} calls, {out['calls_saved']} saved; result in {args.json}")
+          f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")
+          + f"; result in {args.json}")
     return 0
 
 

@@ -15,8 +15,11 @@ import json
 import math
 import shlex
 import subprocess
+import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .progress import progress_bar
@@ -98,6 +101,7 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     if not 1 <= top_k < len(models):
         raise ValueError(f"--top-k must lie in [1, {len(models) - 1}], got {top_k}")
     params = {"batch_size": batch_size or workers}
+    started = time.time()
     journal = Path(journal)
     if journal.exists():
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, **params)
@@ -130,7 +134,7 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                                       f"in {journal}; fix the scorer and rerun the same command to resume.")
             _describe(bar, study)
     bar.close()
-    return result(study, top_k, journal)
+    return result(study, top_k, journal, started=started)
 
 
 def _attempts(scorer: Scorer, model: str, example, retries: int) -> tuple[float | None, list[str]]:
@@ -149,15 +153,30 @@ def _describe(bar, study: Study) -> None:
     bar.set_postfix_str(f"leader {lead} [{lo:.3f}, {hi:.3f}]" + (" certified" if study.certified else ""))
 
 
-def result(study: Study, top_k: int, journal: Path) -> dict:
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def result(study: Study, top_k: int, journal: Path, started: float | None = None) -> dict:
+    """The search's JSON: the answer, its intervals and certificate, the calls (in all and per model), and the
+    calls saved against scoring every pair, given only for a certified answer (a budget stop saves nothing that
+    can be trusted). ``started``: the run's start (epoch seconds), for its timestamps and wall time."""
     n, m = len(study.models), len(study.examples)
     iv = study.intervals()
+    per_model = Counter(i for i, _ in study.seen)
     out = dict(best=study.best(), estimates={k: (None if math.isnan(v) else v) for k, v in study.estimates().items()},
                intervals={k: list(v) for k, v in iv.items()},
-               certified=study.certified, delta=study.delta, calls=study.calls, calls_saved=n * m - study.calls,
+               certified=study.certified, delta=study.delta, calls=study.calls,
+               calls_per_model={name: per_model.get(i, 0) for i, name in enumerate(study.models)},
                failures=study.failures, method=study.method, seed=study.seed, journal=str(journal),
                models=n, examples=m)
+    done = study.certified
     if top_k > 1:
         top, ok = study.top_k(top_k)
         out.update(top_k=top, top_k_certified=ok)
+        done = ok
+    out["calls_saved"] = n * m - study.calls if done else None
+    if started is not None:
+        finished = time.time()
+        out.update(started_at=_iso(started), finished_at=_iso(finished), wall_s=round(finished - started, 3))
     return out

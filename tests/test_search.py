@@ -74,6 +74,9 @@ def test_crash_and_resume_lose_nothing_and_repeat_nothing(setup):
     assert res["best"] == ref["best"] and res["certified"] == ref["certified"]
     assert res["best"] == f"m{MAT.best}" and res["certified"]
     assert res["calls_saved"] == 5 * 80 - res["calls"] > 0
+    per_model = Counter("m" + line.split()[0] for line in (d / "calls.log").read_text().splitlines())
+    assert res["calls_per_model"] == {f"m{i}": per_model[f"m{i}"] for i in range(5)}  # the scorer's own log
+    assert res["started_at"] <= res["finished_at"] and res["wall_s"] >= 0
     lo, hi = res["intervals"][res["best"]]
     assert lo <= MAT.means[MAT.best] <= hi
 
@@ -138,3 +141,13 @@ def test_certified_search_without_any_matrix_writes_untestable_rows(monkeypatch,
     assert table.empty and list(table.columns) == list(E.TABLE_COLUMNS)
     rows = [C.correctness_claim(table, 0.05), C.adaptive_vs_uniform_claim(runs, 0.05)]
     assert [c.verdict for c in rows] == ["untestable", "untestable"] and rows[0].evidence.startswith("[none]")
+
+
+def test_calls_saved_is_given_for_a_certified_answer_only(tmp_path):
+    from paperlib.search import result
+    from paperlib.study import Study
+
+    study = Study(["m0", "m1", "m2"], list(range(10)), method="ucbe", delta=0.1)
+    out = result(study, 1, tmp_path / "j.jsonl", started=0.0)
+    assert not out["certified"] and out["calls_saved"] is None
+    assert out["calls_per_model"] == {"m0": 0, "m1": 0, "m2": 0} and out["started_at"] == "1970-01-01T00:00:00+00:00"
