@@ -405,8 +405,13 @@ def _search_parser(sub):
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
                    help="stop once certified (default) or spend the whole budget")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--retries", type=int, default=2, help="retries of a failed call before it is journaled as a failure")
-    p.add_argument("--max-failures", type=int, default=20, help="stop once more calls than this have failed (default 20)")
+    p.add_argument("--retries", type=int, default=2,
+                   help="retries of a failed call (default 2); every failed attempt is journaled")
+    p.add_argument("--backoff", type=float, default=0.1,
+                   help="seconds before the first retry, doubled for each further one (default 0.1)")
+    p.add_argument("--max-failures", type=int, default=20,
+                   help="stop once more pairs than this have failed every attempt in this run (default 20; a pair "
+                        "that succeeds on a retry is not a failure, and a resume starts counting from zero)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before a scorer call is a failure (default 600)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -418,11 +423,13 @@ def cmd_search(args) -> int:
     check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal))
     check_delta(args.delta, "--delta")
     check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
+    check_scalar(args.backoff, "--backoff", float, low=0.0)
     models, examples = read_models(args.models), read_examples(args.examples)
     method = "ucbe" if args.method == "auto" else args.method
     out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
                      budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
-                     retries=args.retries, max_failures=args.max_failures, stop=args.stop, progress=not args.quiet)
+                     retries=args.retries, max_failures=args.max_failures, backoff=args.backoff, stop=args.stop,
+                     progress=not args.quiet)
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")

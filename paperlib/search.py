@@ -92,8 +92,13 @@ class Scorer:
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
                delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
-               progress: bool = True) -> dict:
-    """Run (or resume) a search; returns the JSON-ready result."""
+               progress: bool = True, backoff: float = 0.1) -> dict:
+    """Run (or resume) a search; returns the JSON-ready result.
+
+    A failed call is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds before retry k + 1; every
+    failed attempt is journaled, but only a pair that fails all its attempts counts towards ``max_failures``, and
+    only in this run (a resume after fixing the scorer starts from zero).
+    """
     if workers < 1 or retries < 0 or max_failures < 0:
         raise ValueError("--workers must be >= 1, --retries and --max-failures >= 0")
     if stop not in ("certified", "budget"):
@@ -112,6 +117,7 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     def certified() -> bool:
         return study.top_k(top_k)[1] if top_k > 1 else study.certified
 
+    unrecovered = 0
     bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
     bar.update(study.calls)
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -119,8 +125,8 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
             req = study.ask()
             while study.pending == req:
                 todo = study.missing(req)
-                jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries)
-                        for t in todo}
+                jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
+                                       backoff) for t in todo}
                 for t, job in jobs.items():
                     value, errors = job.result()
                     for err in errors:
@@ -128,8 +134,10 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                     if value is not None:
                         study.record_score(req, t, value)
                         bar.update(1)
-                if study.failures > max_failures:
-                    raise SearchError(f"{study.failures} failed scorer calls (more than --max-failures "
+                    else:
+                        unrecovered += 1
+                if unrecovered > max_failures:
+                    raise SearchError(f"{unrecovered} pairs failed every attempt in this run (more than --max-failures "
                                       f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "
                                       f"in {journal}; fix the scorer and rerun the same command to resume.")
             _describe(bar, study)
@@ -137,9 +145,12 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     return result(study, top_k, journal, started=started)
 
 
-def _attempts(scorer: Scorer, model: str, example, retries: int) -> tuple[float | None, list[str]]:
+def _attempts(scorer: Scorer, model: str, example, retries: int, backoff: float = 0.0) -> tuple[float | None, list[str]]:
+    """Score one pair: up to ``retries + 1`` attempts with exponential backoff; the score (or None) and the errors."""
     errors = []
-    for _ in range(retries + 1):
+    for k in range(retries + 1):
+        if k:
+            time.sleep(backoff * 2 ** (k - 1))
         value, err = scorer(model, example)
         if err is None:
             return value, errors

@@ -92,8 +92,15 @@ def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
     assert "--max-failures" in proc.stderr and "resume" in proc.stderr
     lines = [json.loads(x) for x in (d / "o.journal.jsonl").read_text().splitlines()]
     kinds = Counter(rec["type"] for rec in lines)
-    assert kinds["failure"] == 4 and kinds["score"] == 0 and kinds["tell"] == 0
+    # two pairs per round, each failing both attempts (journaled): 2 unrecovered pairs, then 4 > 3 stops the run
+    assert kinds["failure"] == 8 and kinds["score"] == 0 and kinds["tell"] == 0
     assert "not a number in [0, 1]" in lines[-1]["error"]
+
+    fixed = subprocess.run([sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
+                            "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'}",
+                            "--json", str(d / "o.json"), "--retries", "1", "--max-failures", "3", "--workers", "2",
+                            "--quiet"], capture_output=True, text=True)
+    assert fixed.returncode == 0, fixed.stderr  # the replayed failures do not count against the fixed scorer
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -151,3 +158,27 @@ def test_calls_saved_is_given_for_a_certified_answer_only(tmp_path):
     out = result(study, 1, tmp_path / "j.jsonl", started=0.0)
     assert not out["certified"] and out["calls_saved"] is None
     assert out["calls_per_model"] == {"m0": 0, "m1": 0, "m2": 0} and out["started_at"] == "1970-01-01T00:00:00+00:00"
+
+
+@pytest.mark.slow
+def test_a_pair_that_succeeds_on_a_retry_is_not_a_failure(setup):
+    """A scorer that fails the first attempt at every pair and succeeds on the retry: the search completes with
+    --max-failures 0, every failed attempt is journaled, and no pair is scored twice."""
+    d = setup
+    (d / "flaky.py").write_text(textwrap.dedent(f"""
+        import json, os, sys
+        pair = json.load(sys.stdin)
+        mark = os.path.join({str(d)!r}, "seen_" + pair["model"] + "_" + str(pair["example"]["id"]))
+        if not os.path.exists(mark):
+            open(mark, "w").close()
+            sys.exit("transient error")
+        print(json.load(open(os.path.join({str(d)!r}, "scores.json")))[int(pair["model"][1:])][pair["example"]["id"]])
+    """))
+    proc = subprocess.run([sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
+                           "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'flaky.py'}",
+                           "--json", str(d / "o.json"), "--max-failures", "0", "--backoff", "0", "--delta", "0.1",
+                           "--quiet"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads((d / "o.json").read_text())
+    kinds = Counter(json.loads(x)["type"] for x in (d / "o.journal.jsonl").read_text().splitlines())
+    assert kinds["failure"] == kinds["score"] == res["calls"] > 0
