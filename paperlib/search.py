@@ -70,16 +70,19 @@ class Scorer:
             raise ValueError("--scorer is empty")
 
     def __call__(self, model: str, example) -> tuple[float | None, str | None]:
-        payload = json.dumps({"model": model, "example": example})
+        payload = json.dumps({"model": model, "example": example}).encode()
         try:
-            proc = subprocess.run(self.argv, input=payload, capture_output=True, text=True, timeout=self.timeout)
+            proc = subprocess.run(self.argv, input=payload, capture_output=True, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             return None, f"timed out after {self.timeout:g} s"
         except OSError as exc:
             return None, f"could not run the scorer: {exc}"
         if proc.returncode != 0:
-            return None, f"exit status {proc.returncode}: {proc.stderr.strip()[-200:]}"
-        text = proc.stdout.strip()
+            return None, f"exit status {proc.returncode}: {stderr_tail(proc.stderr)}"
+        try:
+            text = proc.stdout.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            return None, f"output is not UTF-8 text: {proc.stdout[-60:]!r}"
         try:
             value = float(text.splitlines()[-1]) if text else math.nan
         except ValueError:
@@ -87,6 +90,13 @@ class Scorer:
         if not 0.0 <= value <= 1.0:
             return None, f"output is not a number in [0, 1]: {text[-100:]!r}"
         return value, None
+
+
+def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
+    """The last ``lines`` non-empty lines of a scorer's stderr on one line (a traceback's last lines say what went
+    wrong, its first line never does); undecodable bytes are replaced."""
+    kept = [x.strip() for x in raw.decode("utf-8", errors="replace").splitlines() if x.strip()]
+    return " | ".join(kept[-lines:])[-chars:] or "(no stderr)"
 
 
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,

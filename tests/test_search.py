@@ -182,3 +182,14 @@ def test_a_pair_that_succeeds_on_a_retry_is_not_a_failure(setup):
     res = json.loads((d / "o.json").read_text())
     kinds = Counter(json.loads(x)["type"] for x in (d / "o.journal.jsonl").read_text().splitlines())
     assert kinds["failure"] == kinds["score"] == res["calls"] > 0
+
+
+def test_scorer_errors_show_the_end_of_stderr_and_undecodable_output_is_that_calls_failure(tmp_path):
+    from paperlib.search import Scorer
+
+    (tmp_path / "boom.py").write_text("import sys; sys.stdin.read()\ndef f():\n    raise KeyError('no such model')\nf()\n")
+    value, err = Scorer(f"{sys.executable} {tmp_path / 'boom.py'}")("m", 1)
+    assert value is None and "KeyError: 'no such model'" in err and "\n" not in err
+    (tmp_path / "bytes.py").write_text("import sys; sys.stdin.read(); sys.stdout.buffer.write(b'0.5\\xff\\n')\n")
+    value, err = Scorer(f"{sys.executable} {tmp_path / 'bytes.py'}")("m", 1)
+    assert value is None and "not UTF-8" in err
