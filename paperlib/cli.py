@@ -417,7 +417,7 @@ def _search_parser(sub):
 
 
 def cmd_search(args) -> int:
-    from .search import Scorer, read_examples, read_models, run_search
+    from .search import Scorer, SearchInterrupted, read_examples, read_models, run_search
 
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
     check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal))
@@ -426,10 +426,14 @@ def cmd_search(args) -> int:
     check_scalar(args.backoff, "--backoff", float, low=0.0)
     models, examples = read_models(args.models), read_examples(args.examples)
     method = "ucbe" if args.method == "auto" else args.method
-    out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
-                     budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
-                     retries=args.retries, max_failures=args.max_failures, backoff=args.backoff, stop=args.stop,
-                     progress=not args.quiet)
+    try:
+        out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
+                         budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
+                         retries=args.retries, max_failures=args.max_failures, backoff=args.backoff, stop=args.stop,
+                         progress=not args.quiet)
+    except SearchInterrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return 130
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")
@@ -476,6 +480,9 @@ def main(argv=None, prog: str | None = None) -> int:
                "data": cmd_data, "ledger": cmd_ledger}[args.command]
     try:
         return handler(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     except (ValueError, OSError, KeyError, RuntimeError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)

@@ -30,6 +30,10 @@ class SearchError(RuntimeError):
     """The search stopped (too many failures); the journal holds everything scored so far."""
 
 
+class SearchInterrupted(RuntimeError):
+    """Ctrl-C: the search stopped asking, recorded the calls in flight, and can be resumed."""
+
+
 def read_models(path) -> list[str]:
     """One model name per non-empty line (a UTF-8 byte-order mark is not part of the first name)."""
     names = [line.strip() for line in Path(path).read_text(encoding="utf-8-sig").splitlines() if line.strip()]
@@ -137,8 +141,16 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                 todo = study.missing(req)
                 jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
                                        backoff) for t in todo}
+                errors = []
                 for t, job in jobs.items():
-                    value, errors = job.result()
+                    try:
+                        value, errors = job.result()
+                    except KeyboardInterrupt:
+                        bar.close()
+                        _record_in_flight(study, req, {u: j for u, j in jobs.items() if u >= t})
+                        raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
+                                                "flight were waited for and recorded); rerun the same command to "
+                                                "resume") from None
                     for err in errors:
                         study.record_failure(req, t, err)
                     if value is not None:
@@ -153,6 +165,19 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
             _describe(bar, study)
     bar.close()
     return result(study, top_k, journal, started=started)
+
+
+def _record_in_flight(study: Study, req, jobs: dict) -> None:
+    """After Ctrl-C: wait for the calls already running (they are paid for) and journal their results."""
+    for t, job in jobs.items():
+        try:
+            value, errors = job.result()
+        except (KeyboardInterrupt, Exception):  # a second Ctrl-C, or a call that raised: keep what we have
+            continue
+        for err in errors:
+            study.record_failure(req, t, err)
+        if value is not None:
+            study.record_score(req, t, value)
 
 
 def _attempts(scorer: Scorer, model: str, example, retries: int, backoff: float = 0.0) -> tuple[float | None, list[str]]:

@@ -193,3 +193,41 @@ def test_scorer_errors_show_the_end_of_stderr_and_undecodable_output_is_that_cal
     (tmp_path / "bytes.py").write_text("import sys; sys.stdin.read(); sys.stdout.buffer.write(b'0.5\\xff\\n')\n")
     value, err = Scorer(f"{sys.executable} {tmp_path / 'bytes.py'}")("m", 1)
     assert value is None and "not UTF-8" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_records_the_calls_in_flight_and_resumes_without_paying_twice(setup):
+    import signal
+    import time
+
+    d = setup
+    (d / "slow.py").write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        pair = json.load(sys.stdin)
+        time.sleep(0.15)
+        i, j = int(pair["model"][1:]), pair["example"]["id"]
+        with open(os.path.join({str(d)!r}, "calls.log"), "a") as f:
+            f.write(f"{{i}} {{j}}\\n")
+        print(json.load(open(os.path.join({str(d)!r}, "scores.json")))[i][j])
+    """))
+    cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"), "--examples",
+           str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'slow.py'}", "--json", str(d / "o.json"),
+           "--workers", "4", "--delta", "0.1", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not (d / "calls.log").exists()
+                                      or len((d / "calls.log").read_text().splitlines()) < 12):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "rerun the same command to resume" in err
+    paid = (d / "calls.log").read_text().splitlines()
+    journaled = [json.loads(x) for x in (d / "o.journal.jsonl").read_text().splitlines()]
+    assert sum(r["type"] == "score" for r in journaled) == len(paid)  # every paid call is in the journal
+
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    calls = Counter((d / "calls.log").read_text().splitlines())
+    assert max(calls.values()) == 1  # no pair paid twice
+    assert json.loads((d / "o.json").read_text())["calls"] == sum(calls.values())
