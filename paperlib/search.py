@@ -128,43 +128,46 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
                       **params)
 
-    def certified() -> bool:
-        return study.top_k(top_k)[1] if top_k > 1 else study.certified
+    try:
+        def certified() -> bool:
+            return study.top_k(top_k)[1] if top_k > 1 else study.certified
 
-    unrecovered = 0
-    bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
-    bar.update(study.calls)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        while not study.done and not (stop == "certified" and certified()):
-            req = study.ask()
-            while study.pending == req:
-                todo = study.missing(req)
-                jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
-                                       backoff) for t in todo}
-                errors = []
-                for t, job in jobs.items():
-                    try:
-                        value, errors = job.result()
-                    except KeyboardInterrupt:
-                        bar.close()
-                        _record_in_flight(study, req, {u: j for u, j in jobs.items() if u >= t})
-                        raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
-                                                "flight were waited for and recorded); rerun the same command to "
-                                                "resume") from None
-                    for err in errors:
-                        study.record_failure(req, t, err)
-                    if value is not None:
-                        study.record_score(req, t, value)
-                        bar.update(1)
-                    else:
-                        unrecovered += 1
-                if unrecovered > max_failures:
-                    raise SearchError(f"{unrecovered} pairs failed every attempt in this run (more than --max-failures "
-                                      f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "
-                                      f"in {journal}; fix the scorer and rerun the same command to resume.")
-            _describe(bar, study)
-    bar.close()
-    return result(study, top_k, journal, started=started)
+        unrecovered = 0
+        bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
+        bar.update(study.calls)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            while not study.done and not (stop == "certified" and certified()):
+                req = study.ask()
+                while study.pending == req:
+                    todo = study.missing(req)
+                    jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
+                                           backoff) for t in todo}
+                    errors = []
+                    for t, job in jobs.items():
+                        try:
+                            value, errors = job.result()
+                        except KeyboardInterrupt:
+                            bar.close()
+                            _record_in_flight(study, req, {u: j for u, j in jobs.items() if u >= t})
+                            raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
+                                                    "flight were waited for and recorded); rerun the same command to "
+                                                    "resume") from None
+                        for err in errors:
+                            study.record_failure(req, t, err)
+                        if value is not None:
+                            study.record_score(req, t, value)
+                            bar.update(1)
+                        else:
+                            unrecovered += 1
+                    if unrecovered > max_failures:
+                        raise SearchError(f"{unrecovered} pairs failed every attempt in this run (more than --max-failures "
+                                          f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "
+                                          f"in {journal}; fix the scorer and rerun the same command to resume.")
+                _describe(bar, study)
+        bar.close()
+        return result(study, top_k, journal, started=started)
+    finally:
+        study.close()
 
 
 def _record_in_flight(study: Study, req, jobs: dict) -> None:

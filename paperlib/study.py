@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +48,27 @@ STUDY_METHODS = tuple(n for n, s in METHODS.items() if s.kind == MATRIX and s.an
 
 class JournalError(ValueError):
     """A journal that cannot be replayed: the message names the file and line."""
+
+
+class JournalInUse(JournalError):
+    """Another process holds the journal's lock: two writers would pay for the same calls twice."""
+
+
+def lock_journal(path: Path):
+    """An exclusive lock on ``path`` for this study (``filelock`` on ``<journal>.lock``, as Optuna's journal storage
+    locks its file); a second writer, in this process or another, is refused with a message naming the holder."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(f"{path}.lock", timeout=0)
+    owner = Path(f"{path}.owner")
+    try:
+        lock.acquire()
+    except Timeout:
+        who = owner.read_text().strip() if owner.exists() else "unknown"
+        raise JournalInUse(f"journal {path} is in use by another search ({who}); wait for it to finish, or stop it "
+                           "(Ctrl-C) and rerun") from None
+    owner.write_text(f"process {os.getpid()} on {socket.gethostname()}\n")
+    return lock
 
 
 @dataclass(frozen=True)
@@ -117,6 +139,7 @@ class Study:
         self._scores_completed: int | None = None
         self.failures = 0
         self._journal: Path | None = None
+        self._lock = None
         self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
                             seed=self.seed, budget=self.budget, delta=self.delta, models=models, n_examples=m,
                             examples_sha256=examples_digest(examples), device=self.policy.device.type)
@@ -126,8 +149,15 @@ class Study:
                 raise FileExistsError(f"journal {path} already exists; resume it with Study.resume({str(path)!r}, ...)")
             if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
                 raise PermissionError(f"cannot write the journal in {path.parent}")
+            self._lock = lock_journal(path)
             self._journal = path
             self._append(self._header)
+
+    def close(self) -> None:
+        """Release the journal's lock (also released when the process ends)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # journal -------------------------------------------------------------------------------------
     def _append(self, record: dict) -> None:
@@ -147,6 +177,17 @@ class Study:
         match the journal's. Parameters are read from the header; ``overrides`` must agree with them.
         """
         path = Path(journal)
+        lock = lock_journal(path)
+        try:
+            study = cls._resume_locked(path, models, examples, overrides)
+        except BaseException:
+            lock.release()
+            raise
+        study._lock = lock
+        return study
+
+    @classmethod
+    def _resume_locked(cls, path: Path, models, examples, overrides: dict) -> Study:
         lines = _read_lines(path)
         header = _parse(path, 1, lines[0])
         if header.get("type") != "header":

@@ -231,3 +231,45 @@ def test_ctrl_c_stops_cleanly_records_the_calls_in_flight_and_resumes_without_pa
     calls = Counter((d / "calls.log").read_text().splitlines())
     assert max(calls.values()) == 1  # no pair paid twice
     assert json.loads((d / "o.json").read_text())["calls"] == sum(calls.values())
+
+
+@pytest.mark.slow
+def test_a_second_search_on_a_live_journal_is_refused_and_pays_nothing(setup):
+    import time
+
+    d = setup
+    (d / "slow.py").write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        pair = json.load(sys.stdin)
+        time.sleep(0.1)
+        i, j = int(pair["model"][1:]), pair["example"]["id"]
+        with open(os.path.join({str(d)!r}, "calls.log"), "a") as f:
+            f.write(f"{{i}} {{j}}\\n")
+        print(json.load(open(os.path.join({str(d)!r}, "scores.json")))[i][j])
+    """))
+    cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"), "--examples",
+           str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'slow.py'}", "--json", str(d / "o.json"),
+           "--workers", "2", "--delta", "0.1", "--quiet"]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (d / "calls.log").exists():
+        time.sleep(0.05)
+    second = subprocess.run(cmd, capture_output=True, text=True)
+    assert second.returncode == 2 and "in use by another search (process" in second.stderr, second.stderr
+    assert f"process {first.pid} " in second.stderr
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    calls = Counter((d / "calls.log").read_text().splitlines())
+    assert max(calls.values()) == 1 and json.loads((d / "o.json").read_text())["calls"] == sum(calls.values())
+
+
+def test_two_studies_cannot_write_one_journal(tmp_path):
+    from paperlib.study import JournalInUse, Study
+
+    journal = tmp_path / "j.jsonl"
+    first = Study(["a", "b"], [0, 1, 2], journal=journal)
+    with pytest.raises(JournalInUse, match="in use by another search"):
+        Study.resume(journal, examples=[0, 1, 2])
+    first.close()
+    again = Study.resume(journal, examples=[0, 1, 2])  # the lock is free once the first study closes
+    again.close()

@@ -89,6 +89,7 @@ def test_journal_errors_name_the_line(tmp_path):
     s = Study(MODELS, EXAMPLES, budget=40, seed=1, batch_size=4, journal=path)
     run(s, steps=3)
     good = path.read_text()
+    s.close()  # a live study holds its journal's lock
 
     with pytest.raises(FileExistsError, match="resume"):
         Study(MODELS, EXAMPLES, journal=path)
@@ -166,6 +167,7 @@ def test_scores_written_one_by_one_survive_a_crash_inside_a_request(tmp_path):
         q = back.ask()
         back.record_score(q, 0, 0.5)
         back.record_score(q, 0, 0.5)
+    back.close()
     lines = path.read_text().splitlines()
     assert json.loads(lines[-3])["type"] == "tell"  # the request completed by its scores is told once
     text = "\n".join(lines[:-2] + [lines[-3]] + lines[-2:]) + "\n"  # ...and a second tell of it is refused
