@@ -11,6 +11,7 @@ same command resumes where it stopped and never pays for a pair twice.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shlex
@@ -73,6 +74,16 @@ class Scorer:
         if not self.argv:
             raise ValueError("--scorer is empty")
 
+    def identity(self) -> dict:
+        """What decides the scores: the command, and the SHA-256 of every file it names (the scorer script), so that a
+        resume with another scorer is refused instead of mixing two scorers' answers."""
+        files = {}
+        for token in self.argv[1:]:
+            path = Path(token)
+            if path.is_file():
+                files[token] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return {"scorer": self.command, "scorer_files_sha256": files}
+
     def __call__(self, model: str, example) -> tuple[float | None, str | None]:
         payload = json.dumps({"model": model, "example": example}).encode()
         try:
@@ -122,11 +133,13 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     params = {"batch_size": batch_size or workers}
     started = time.time()
     journal = Path(journal)
-    if journal.exists():
-        study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, **params)
+    meta = scorer.identity()
+    if journal.exists():  # --workers is concurrency only: the batch is the journal's
+        study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
+                             budget=budget, meta=meta)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
-                      **params)
+                      meta=meta, **params)
 
     try:
         def certified() -> bool:

@@ -17,6 +17,8 @@ Journal lines (one JSON object each):
 * ``{"type": "failure", "request": k, "index": t, "error": "..."}`` - a failed attempt at pair t (never a
   score); the pair stays to do.
 * ``{"type": "tell", "request": k, "scores": [...]}`` - the request complete, in the order of its pairs.
+* ``{"type": "budget", "budget": B}`` - a resume raised the budget to B.
+* ``{"type": "meta", "meta": {...}}`` - a resume replaced the scorer while nothing had been scored yet.
 
 The file is only ever appended to. A journal that does not match the study's set-up, is cut
 mid-line, tells a request twice or out of order, or records a pair twice is refused with an error
@@ -114,7 +116,7 @@ class Study:
     """
 
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
-                 journal=None, seed: int = 0, device: str = "cpu", **params):
+                 journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, **params):
         models = [str(x) for x in models]
         examples = list(examples)
         if len(set(models)) != len(models):
@@ -142,7 +144,8 @@ class Study:
         self._lock = None
         self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
                             seed=self.seed, budget=self.budget, delta=self.delta, models=models, n_examples=m,
-                            examples_sha256=examples_digest(examples), device=self.policy.device.type)
+                            examples_sha256=examples_digest(examples), device=self.policy.device.type,
+                            meta=dict(meta or {}))
         if journal is not None:
             path = Path(journal)
             if path.exists():
@@ -170,16 +173,20 @@ class Study:
             os.fsync(f.fileno())
 
     @classmethod
-    def resume(cls, journal, models=None, examples=None, **overrides) -> Study:
+    def resume(cls, journal, models=None, examples=None, meta: dict | None = None, budget: int | None = None,
+               **overrides) -> Study:
         """Rebuild a study from its journal and continue it (appending to the same file).
 
         ``examples`` is required (the journal stores only their digest); ``models``, when given, must
-        match the journal's. Parameters are read from the header; ``overrides`` must agree with them.
+        match the journal's. Parameters are read from the header; ``overrides`` (method, seed, delta, a method
+        parameter) and ``meta`` (what else decides the answer, e.g. the scorer) must agree with it, else the resume is
+        refused naming both values. A larger ``budget`` continues the run (every study method is anytime, so the
+        replay is the same); a smaller one is refused.
         """
         path = Path(journal)
         lock = lock_journal(path)
         try:
-            study = cls._resume_locked(path, models, examples, overrides)
+            study = cls._resume_locked(path, models, examples, overrides, meta, budget)
         except BaseException:
             lock.release()
             raise
@@ -187,7 +194,7 @@ class Study:
         return study
 
     @classmethod
-    def _resume_locked(cls, path: Path, models, examples, overrides: dict) -> Study:
+    def _resume_locked(cls, path: Path, models, examples, overrides: dict, meta, budget) -> Study:
         lines = _read_lines(path)
         header = _parse(path, 1, lines[0])
         if header.get("type") != "header":
@@ -199,12 +206,43 @@ class Study:
         if models is not None and [str(x) for x in models] != header["models"]:
             raise JournalError(f"{path}:1: the models differ from the journal's {header['models']}")
         for key, value in overrides.items():
-            if header.get(key, header["params"].get(key)) != value:
-                raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's set-up")
-        study = cls(header["models"], examples, method=header["method"], budget=header["budget"],
-                    delta=header["delta"], seed=header["seed"], device=header["device"], **header["params"])
-        study._replay(path, lines[1:])
+            recorded = header.get(key, header["params"].get(key))
+            if recorded != value:
+                raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's {key}={recorded!r}; a "
+                                   "different set-up needs a new journal (another --json or --journal)")
+        recorded_meta = dict(header.get("meta", {}))
+        for text in lines[1:]:
+            if '"type":"meta"' in text:
+                recorded_meta.update(json.loads(text)["meta"])
+        scored = any('"type":"score"' in text or '"type":"tell"' in text for text in lines[1:])
+        changed = {k: v for k, v in (meta or {}).items() if k in recorded_meta and recorded_meta[k] != v}
+        if changed and scored:
+            key = next(iter(changed))
+            raise JournalError(f"{path}:1: {key} {changed[key]!r} differs from the journal's {recorded_meta[key]!r}; "
+                               "the recorded scores came from the other one (use a new --json or --journal)")
+        recorded_budget = header["budget"]
+        for text in lines[1:]:
+            if '"type":"budget"' in text:
+                recorded_budget = max(recorded_budget, int(json.loads(text)["budget"]))
+        run_budget = recorded_budget if budget is None else budget
+        if run_budget < recorded_budget:
+            raise JournalError(f"{path}:1: budget={budget} is below the journal's budget={recorded_budget}; a resume "
+                               "may only raise it")
+        study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
+                    seed=header["seed"], device=header["device"], meta=recorded_meta, **header["params"])
+        try:
+            study._replay(path, lines[1:])
+        except JournalError as exc:
+            if run_budget == recorded_budget:
+                raise
+            raise JournalError(f"{path}: cannot continue past the journal's budget={recorded_budget}: the run's last "
+                               f"request was cut to fit it, and a larger budget would have asked differently ({exc}); "
+                               "start a new journal") from None
         study._journal = path
+        if run_budget > recorded_budget:
+            study._append(dict(type="budget", budget=run_budget))
+        if changed:  # nothing was scored yet (only failures): the fixed scorer takes over
+            study._append(dict(type="meta", meta=changed))
         return study
 
     def _replay(self, path: Path, lines: list[str]) -> None:
@@ -242,6 +280,8 @@ class Study:
                         self.record_failure(self._pending[0], rec["index"], rec.get("error", ""))
                 except (ValueError, KeyError, TypeError) as exc:
                     raise JournalError(f"{path}:{no}: {exc}") from None
+            elif kind in ("budget", "meta"):
+                continue  # a resume raised the budget or replaced a scorer that had scored nothing (read before)
             else:
                 raise JournalError(f"{path}:{no}: unknown record type {kind!r}")
 

@@ -40,10 +40,14 @@ def setup(tmp_path):
     return tmp_path
 
 
+def search_cmd(d, out, *extra):
+    return [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
+            "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'}",
+            "--json", str(d / out), *extra, "--delta", "0.1", "--seed", "4", "--quiet"]
+
+
 def search(d, out, *extra, journal=None):
-    cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"),
-           "--examples", str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'}",
-           "--json", str(d / out), "--delta", "0.1", "--seed", "4", "--quiet", *extra]
+    cmd = search_cmd(d, out, *extra)
     if journal:
         cmd += ["--journal", str(d / journal)]
     return subprocess.run(cmd, capture_output=True, text=True)
@@ -273,3 +277,21 @@ def test_two_studies_cannot_write_one_journal(tmp_path):
     first.close()
     again = Study.resume(journal, examples=[0, 1, 2])  # the lock is free once the first study closes
     again.close()
+
+
+@pytest.mark.slow
+def test_resume_refuses_changed_inputs_but_continues_a_larger_budget_with_other_workers(setup):
+    d = setup
+    first = search(d, "o.json", "--workers", "1", "--budget", "40")
+    assert first.returncode == 0, first.stderr
+    assert json.loads((d / "o.json").read_text())["calls"] == 40
+    more = search(d, "o.json", "--workers", "3", "--budget", "120")  # --workers is concurrency, not the batch
+    assert more.returncode == 0, more.stderr
+    assert 40 < json.loads((d / "o.json").read_text())["calls"] <= 120
+    other_delta = subprocess.run([*search_cmd(d, "o.json")[:-5], "--delta", "0.001", "--seed", "4", "--quiet"],
+                                 capture_output=True, text=True)
+    assert other_delta.returncode == 2 and "delta=0.001 differs from the journal's delta=0.1" in other_delta.stderr
+    (d / "scorer2.py").write_text((d / "scorer.py").read_text() + "\n# another version\n")
+    other_scorer = subprocess.run([x.replace("scorer.py", "scorer2.py") for x in search_cmd(d, "o.json")],
+                                  capture_output=True, text=True)
+    assert other_scorer.returncode == 2 and "scorer" in other_scorer.stderr and "differs" in other_scorer.stderr

@@ -191,3 +191,37 @@ def test_top_k_certificate():
     assert ok[0]
     with pytest.raises(ValueError, match="top-k"):
         certify_top_k(lower, upper, 4)
+
+
+def test_a_resume_refuses_what_would_change_the_answer_and_may_raise_the_budget(tmp_path):
+    path = tmp_path / "j.jsonl"
+    s = Study(MODELS, EXAMPLES, budget=40, seed=1, batch_size=4, journal=path, meta={"scorer": "python a.py"})
+    run(s)
+    s.close()
+    with pytest.raises(JournalError, match=r"delta=0.001 differs from the journal's delta=0.05"):
+        Study.resume(path, examples=EXAMPLES, delta=0.001)
+    with pytest.raises(JournalError, match=r"scorer 'python b.py' differs from the journal's 'python a.py'"):
+        Study.resume(path, examples=EXAMPLES, meta={"scorer": "python b.py"})
+    with pytest.raises(JournalError, match="budget=20 is below the journal's budget=40"):
+        Study.resume(path, examples=EXAMPLES, budget=20)
+    more = Study.resume(path, examples=EXAMPLES, budget=60)  # every study method is anytime: the replay is the same
+    assert more.calls == 40 and more.budget == 60
+    run(more)
+    more.close()
+    back = Study.resume(path, examples=EXAMPLES)  # the raised budget is journaled
+    assert back.budget == 60 and back.calls == 60
+    back.close()
+
+
+def test_a_scorer_that_scored_nothing_may_be_replaced(tmp_path):
+    path = tmp_path / "j.jsonl"
+    s = Study(MODELS, EXAMPLES, budget=40, seed=1, batch_size=4, journal=path, meta={"scorer": "python broken.py"})
+    p = s.ask()
+    s.record_failure(p, 0, "exit status 1")
+    s.close()
+    fixed = Study.resume(path, examples=EXAMPLES, meta={"scorer": "python fixed.py"})
+    fixed.record_score(fixed.pending, 0, score(fixed.pending)[0])
+    fixed.close()
+    assert '"type":"meta"' in path.read_text()
+    with pytest.raises(JournalError, match="python broken.py' differs from the journal's 'python fixed.py'"):
+        Study.resume(path, examples=EXAMPLES, meta={"scorer": "python broken.py"})
