@@ -413,7 +413,10 @@ def _search_parser(sub):
                    help="stop once more pairs than this have failed every attempt in this run (default 20; a pair "
                         "that succeeds on a retry is not a failure, and a resume starts counting from zero)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before a scorer call is a failure (default 600)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--log-every", type=float, default=5.0,
+                   help="off a terminal (a log file, a scheduler), a progress line at most every this many seconds "
+                        "(default 5)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
 
 
 def cmd_search(args) -> int:
@@ -424,13 +427,14 @@ def cmd_search(args) -> int:
     check_delta(args.delta, "--delta")
     check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
     check_scalar(args.backoff, "--backoff", float, low=0.0)
+    check_scalar(args.log_every, "--log-every", float, low=0.0)
     models, examples = read_models(args.models), read_examples(args.examples)
     method = "ucbe" if args.method == "auto" else args.method
     try:
         out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
                          budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
-                         retries=args.retries, max_failures=args.max_failures, backoff=args.backoff, stop=args.stop,
-                         progress=not args.quiet)
+                         retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
+                         log_every=args.log_every, stop=args.stop, progress=not args.quiet)
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130

@@ -16,6 +16,7 @@ import json
 import math
 import shlex
 import subprocess
+import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -117,12 +118,14 @@ def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
                delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
-               progress: bool = True, backoff: float = 0.1) -> dict:
+               progress: bool = True, backoff: float = 0.1, log_every: float = 5.0) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
 
     A failed call is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds before retry k + 1; every
     failed attempt is journaled, but only a pair that fails all its attempts counts towards ``max_failures``, and
-    only in this run (a resume after fixing the scorer starts from zero).
+    only in this run (a resume after fixing the scorer starts from zero). With ``progress`` and stderr not a terminal
+    (a log, a job scheduler), a line with the calls, the leader and its interval goes to stderr at most every
+    ``log_every`` seconds, and at the end.
     """
     if workers < 1 or retries < 0 or max_failures < 0:
         raise ValueError("--workers must be >= 1, --retries and --max-failures >= 0")
@@ -146,6 +149,7 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
             return study.top_k(top_k)[1] if top_k > 1 else study.certified
 
         unrecovered = 0
+        log = _LogLines(study, log_every) if progress and not sys.stderr.isatty() else None
         bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
         bar.update(study.calls)
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -177,7 +181,11 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                                           f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "
                                           f"in {journal}; fix the scorer and rerun the same command to resume.")
                 _describe(bar, study)
+                if log is not None:
+                    log.maybe()
         bar.close()
+        if log is not None:
+            log.write()
         return result(study, top_k, journal, started=started)
     finally:
         study.close()
@@ -207,6 +215,25 @@ def _attempts(scorer: Scorer, model: str, example, retries: int, backoff: float 
             return value, errors
         errors.append(err)
     return None, errors
+
+
+class _LogLines:
+    """Progress off a terminal: one plain line (calls, leader, its interval) at most every ``every`` seconds."""
+
+    def __init__(self, study: Study, every: float):
+        self.study, self.every, self.last = study, every, time.monotonic()
+
+    def maybe(self) -> None:
+        if time.monotonic() - self.last >= self.every:
+            self.write()
+
+    def write(self) -> None:
+        s = self.study
+        lead = s.best()
+        lo, hi = s.intervals()[lead]
+        print(f"search: {s.calls}/{s.budget} calls, leader {lead} [{lo:.3f}, {hi:.3f}]"
+              + (" certified" if s.certified else ""), file=sys.stderr, flush=True)
+        self.last = time.monotonic()
 
 
 def _describe(bar, study: Study) -> None:

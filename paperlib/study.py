@@ -199,6 +199,11 @@ class Study:
         header = _parse(path, 1, lines[0])
         if header.get("type") != "header":
             raise JournalError(f"{path}:1: the first line is not a header")
+        missing = sorted({"method", "params", "seed", "budget", "delta", "models", "n_examples", "examples_sha256",
+                          "device"} - set(header))
+        if missing:
+            raise JournalError(f"{path}:1: the header lacks {', '.join(missing)}; this is not a paperlib journal, or a "
+                               "damaged one")
         if examples is None:
             raise ValueError("resume needs the examples (the journal stores only their SHA-256)")
         if examples_digest(examples) != header["examples_sha256"] or len(examples) != header["n_examples"]:
@@ -228,8 +233,11 @@ class Study:
         if run_budget < recorded_budget:
             raise JournalError(f"{path}:1: budget={budget} is below the journal's budget={recorded_budget}; a resume "
                                "may only raise it")
-        study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
-                    seed=header["seed"], device=header["device"], meta=recorded_meta, **header["params"])
+        try:
+            study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
+                        seed=header["seed"], device=header["device"], meta=recorded_meta, **header["params"])
+        except (ValueError, TypeError) as exc:
+            raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
             study._replay(path, lines[1:])
         except JournalError as exc:

@@ -295,3 +295,13 @@ def test_resume_refuses_changed_inputs_but_continues_a_larger_budget_with_other_
     other_scorer = subprocess.run([x.replace("scorer.py", "scorer2.py") for x in search_cmd(d, "o.json")],
                                   capture_output=True, text=True)
     assert other_scorer.returncode == 2 and "scorer" in other_scorer.stderr and "differs" in other_scorer.stderr
+
+
+def test_off_a_terminal_the_search_logs_progress_lines(setup):
+    d = setup
+    cmd = [x for x in search_cmd(d, "o.json", "--log-every", "0", "--budget", "60") if x != "--quiet"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)  # stderr is a pipe, not a terminal
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("search: ")]
+    assert len(lines) >= 2 and lines[-1].startswith("search: 60/60 calls, leader m")
+    assert "[" in lines[-1] and "]" in lines[-1]

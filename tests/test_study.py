@@ -225,3 +225,15 @@ def test_a_scorer_that_scored_nothing_may_be_replaced(tmp_path):
     assert '"type":"meta"' in path.read_text()
     with pytest.raises(JournalError, match="python broken.py' differs from the journal's 'python fixed.py'"):
         Study.resume(path, examples=EXAMPLES, meta={"scorer": "python broken.py"})
+
+
+def test_a_damaged_header_is_refused_naming_the_line(tmp_path):
+    path = tmp_path / "j.jsonl"
+    Study(MODELS, EXAMPLES, journal=path, batch_size=4).close()
+    header = json.loads(path.read_text().splitlines()[0])
+    path.write_text(json.dumps({**header, "params": {**header["params"], "foo": 1}}) + "\n")
+    with pytest.raises(JournalError, match=r"j.jsonl:1: the header's set-up is not valid: ucbe takes no parameter 'foo'"):
+        Study.resume(path, examples=EXAMPLES)
+    path.write_text(json.dumps({k: v for k, v in header.items() if k != "seed"}) + "\n")
+    with pytest.raises(JournalError, match=r"j.jsonl:1: the header lacks seed"):
+        Study.resume(path, examples=EXAMPLES)
