@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -159,23 +159,25 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                     todo = study.missing(req)
                     jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
                                            backoff) for t in todo}
-                    errors = []
-                    for t, job in jobs.items():
-                        try:
+                    errors, index, done = [], {job: t for t, job in jobs.items()}, set()
+                    try:
+                        for job in as_completed(jobs.values()):  # written as they arrive, never behind a slow pair
+                            t = index[job]
                             value, errors = job.result()
-                        except KeyboardInterrupt:
-                            bar.close()
-                            _record_in_flight(study, req, {u: j for u, j in jobs.items() if u >= t})
-                            raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
-                                                    "flight were waited for and recorded); rerun the same command to "
-                                                    "resume") from None
-                        for err in errors:
-                            study.record_failure(req, t, err)
-                        if value is not None:
-                            study.record_score(req, t, value)
-                            bar.update(1)
-                        else:
-                            unrecovered += 1
+                            done.add(t)
+                            for err in errors:
+                                study.record_failure(req, t, err)
+                            if value is not None:
+                                study.record_score(req, t, value)
+                                bar.update(1)
+                            else:
+                                unrecovered += 1
+                    except KeyboardInterrupt:
+                        bar.close()
+                        _record_in_flight(study, req, {u: j for u, j in jobs.items() if u not in done})
+                        raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
+                                                "flight were waited for and recorded); rerun the same command to "
+                                                "resume") from None
                     if unrecovered > max_failures:
                         raise SearchError(f"{unrecovered} pairs failed every attempt in this run (more than --max-failures "
                                           f"{max_failures}); last: {errors[-1] if errors else '?'}. Everything scored is "

@@ -305,3 +305,35 @@ def test_off_a_terminal_the_search_logs_progress_lines(setup):
     lines = [x for x in proc.stderr.splitlines() if x.startswith("search: ")]
     assert len(lines) >= 2 and lines[-1].startswith("search: 60/60 calls, leader m")
     assert "[" in lines[-1] and "]" in lines[-1]
+
+
+@pytest.mark.slow
+def test_a_slow_pair_does_not_hold_back_the_scores_that_arrived_before_it(setup):
+    """Each score is journaled when it arrives: with one slow pair in a request, the request's other scores are
+    written before it (they used to wait behind it)."""
+    d = setup
+    (d / "uneven.py").write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        pair = json.load(sys.stdin)
+        i, j = int(pair["model"][1:]), pair["example"]["id"]
+        try:
+            fd = os.open(os.path.join({str(d)!r}, "slow_pair"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            fd = None
+        if fd is not None:  # the first call to get here is the slow one, and says which pair it was
+            os.write(fd, f"{{i}} {{j}}".encode())
+            os.close(fd)
+            time.sleep(1.5)
+        print(json.load(open(os.path.join({str(d)!r}, "scores.json")))[i][j])
+    """))
+    cmd = [x.replace("scorer.py", "uneven.py") for x in search_cmd(d, "o.json", "--workers", "4", "--budget", "8",
+                                                                   "--method", "row-mean")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(x) for x in (d / "o.journal.jsonl").read_text().splitlines()]
+    ask = next(r for r in records if r["type"] == "ask" and r["request"] == 0)
+    i, j = map(int, (d / "slow_pair").read_text().split())
+    slow = [k for k, (a, b) in enumerate(ask["pairs"]) if a == i and b == j]
+    first = [r for r in records if r["type"] == "score" and r["request"] == 0]
+    assert len(slow) == 1 and len(first) == 4
+    assert first[-1]["index"] == slow[0] and first[0]["index"] != slow[0]  # the slow pair's score is written last
