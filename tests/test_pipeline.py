@@ -280,6 +280,45 @@ def test_ledger_merge_and_verdicts(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_nested_config_override_keeps_the_rest_of_the_block_and_its_types():
+    """The README's `--config pulse='{reps: 500}'` reaches the PULSE jobs as the integer 500 (Snakemake alone
+    hands it over as the string '500', which the schema refuses) and leaves the block's other keys as they were."""
+    r = snakemake(["--profile", "profiles/paper", "-n", "-p", "-F", "--nolock", "pulse_summary",
+                   "--config", "pulse={reps: 500}"], ROOT, timeout=300)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    blocks = [ln for ln in r.stdout.splitlines() if "papermill" in ln and "pulse: {" in ln]
+    assert blocks
+    paper = load_config("paper")["pulse"]
+    for ln in blocks:
+        argv = shlex.split(ln.split(" > ", 1)[0])
+        params = yaml.safe_load(argv[argv.index("-y") + 1])
+        assert params["pulse"]["reps"] == 500
+        assert params["pulse"]["datasets"] == paper["datasets"] and params["pulse"]["methods"] == paper["methods"]
+
+
+@pytest.mark.slow
+def test_a_shipped_profile_name_at_another_scale_is_refused_before_any_job():
+    """`--configfile quick.yaml --config profile=paper` would write quick-scale numbers over figures/paper."""
+    r = snakemake(["--configfile", "paperlib/config/quick.yaml", "--config", "profile=paper", "-n", "--nolock",
+                   "--cores", "1"], ROOT, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert "profile 'paper'" in out and "quick scale" in out and "Job stats" not in out
+    ok = snakemake(["--configfile", "paperlib/config/quick.yaml", "--config", "profile=quick_custom", "-n",
+                    "--nolock", "--cores", "1", "--quiet", "rules"], ROOT, timeout=300)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+
+
+def test_library_refuses_a_shipped_name_at_another_scale():
+    cfg = copy.deepcopy(load_config("quick"))
+    cfg["profile"] = "paper"
+    with pytest.raises(ConfigError, match="quick-scale numbers"):
+        validate(cfg)
+    cfg["profile"] = "mine"
+    validate(cfg)
+
+
 def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
     """End to end on a fresh copy with no data: every rule runs, the ledger is written, and every
     executed notebook that makes a figure shows it inline."""

@@ -6,8 +6,9 @@ Validation has two stages, both naming the offending key:
    ``<paper>/config.schema.yaml`` (unknown keys, types, ranges, enums, the profile name a plain
    word). The workflow applies it with ``snakemake.utils.validate``; :func:`validate` applies the
    same files with ``jsonschema`` so the library and the notebooks need no workflow.
-2. :func:`check_semantics`: what a schema cannot say (dataset names exist in the registry,
-   fractions increase, one repetition count per Zhou method, ROBIN's main delta among its deltas).
+2. :func:`check_semantics`: what a schema cannot say (a shipped profile's name only at its own scale,
+   dataset names exist in the registry, fractions increase, one repetition count per Zhou method,
+   ROBIN's main delta among its deltas).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .. import paths
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.yaml")
 PAPERS = ("zhou", "robin", "pulse", "search", "race")
+SCALES = ("smoke", "quick", "paper")  # the shipped profiles, each at its own scale
 
 
 class ConfigError(ValueError):
@@ -70,6 +72,12 @@ def check_semantics(cfg: dict) -> None:
     """What the schema cannot check; each error names its key."""
     from ..data.registry import registry
 
+    if cfg["profile"] in SCALES and cfg["profile"] != cfg["scale"]:
+        raise ConfigError(
+            f"config: profile '{cfg['profile']}' writes figures/{cfg['profile']} and results/{cfg['profile']}, but these "
+            f"settings are the {cfg['scale']} scale (scale: {cfg['scale']}); they would overwrite the {cfg['profile']} "
+            f"results with {cfg['scale']}-scale numbers. Name the run something else (e.g. --config "
+            f"profile={cfg['scale']}_custom) or start from paperlib/config/{cfg['profile']}.yaml")
     reg = registry()
     z, r, p = cfg["zhou"], cfg["robin"], cfg["pulse"]
     for key, names in (("zhou.datasets", z["datasets"]), ("zhou.ablation.datasets", z["ablation"]["datasets"]),

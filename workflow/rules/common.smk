@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from snakemake.utils import validate
+from snakemake.utils import update_config, validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
@@ -24,6 +24,19 @@ if "profile" not in config:
     configfile: "paperlib/config/quick.yaml"
 
 
+def _typed(value):
+    """A ``--config`` value as YAML reads it: Snakemake parses ``pulse='{reps: 500}'`` with YAML's base loader,
+    which merges the mapping into the profile's block but keeps every scalar a string ('500')."""
+    if isinstance(value, str):
+        return yaml.safe_load(value) if value.strip() else value
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return value
+
+
+update_config(config, _typed(dict(workflow.config_settings.config)))
 validate(config, str(SCHEMA_FILE))  # paperlib/pipeline/config.schema.yaml, $refs each paper's schema
 try:
     check_semantics(config)
