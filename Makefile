@@ -21,9 +21,11 @@ setup: $(VENV)/.installed
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
 
-# the executable paper as a static site: site/<profile>/index.html (runs what the profile still lacks)
+# the reproduction as a book, from committed results only (no job runs, no data): site/$(REPORT)/index.html and
+# site/$(REPORT)/paperlib-$(REPORT).pdf (the PDF needs Chromium; without it the site alone is built)
+REPORT ?= paper
 report: setup
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES) report
+	$(PY) -m paperlib.pipeline.book --profile $(REPORT)
 
 # a fresh quick run in a clean worktree of HEAD (about 35 min on 2 cores), its tables compared with the committed
 # figures/quick/ by tolerance; needs the data of the quick profile ($$PAPERLIB_DATA or `paperlib data fetch --all`)
@@ -61,4 +63,4 @@ benchmark: setup
 
 strip-notebooks: setup
 	$(VENV)/bin/nbstripout notebooks/*.ipynb
-	git ls-files 'results/*/notebooks/*.ipynb' | xargs -r $(VENV)/bin/nbstripout
+	$(PY) -m paperlib.pipeline.book --job-notebooks $$(git ls-files 'results/*/notebooks/*.ipynb') | xargs -r $(VENV)/bin/nbstripout

@@ -60,8 +60,8 @@ def within_limit(lo, hi, limit, atol: float = 1e-9) -> Verdict:
 def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> Verdict:
     """'Performance is similar across settings', from differences ``(d, se)`` with normal 95% intervals.
 
-    ``holds`` if every |d| + 1.96 se <= ``similar`` (equivalence shown, the TOST reading); ``fails`` if some
-    |d| - 1.96 se > ``drastic``; ``partly`` if some difference is significant but none drastic; else
+    ``holds`` if every ``|d| + 1.96 se <= similar`` (equivalence shown, the TOST reading); ``fails`` if some
+    ``|d| - 1.96 se > drastic``; ``partly`` if some difference is significant but none drastic; else
     ``inconclusive``; always ``inconclusive`` when not ``enough`` repetitions stand behind the intervals.
     """
     pairs = list(pairs)

@@ -132,7 +132,7 @@ def to_markdown(claims: list[Claim], run_on: str | None = None) -> str:
 
 
 def summary_table(claims: list[Claim]) -> str:
-    """Verdict counts per paper, in ledger order, as the Markdown table the README quotes."""
+    """Verdict counts per paper, in ledger order, as a Markdown table (the README quotes it as a variable)."""
     order = ("holds", "partly", "fails", "inconclusive", "untestable")
     papers = list(dict.fromkeys(c.paper for c in claims))
     lines = ["| paper | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]
@@ -140,15 +140,6 @@ def summary_table(claims: list[Claim]) -> str:
         n = [sum(c.paper == p and c.verdict == v for c in claims) for v in order]
         lines.append(f"| {p} | " + " | ".join(map(str, n)) + " |")
     return "\n".join(lines) + "\n"
-
-
-def readme_block(readme: str, profile: str) -> str | None:
-    """The text between ``<!-- ledger-summary:<profile> -->`` and ``<!-- /ledger-summary -->`` in the README."""
-    start, end = f"<!-- ledger-summary:{profile} -->\n", "<!-- /ledger-summary -->"
-    if start not in readme:
-        return None
-    body = readme.split(start, 1)[1]
-    return body.split(end, 1)[0] if end in body else None
 
 
 def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None = None) -> list[Claim]:

@@ -28,18 +28,6 @@ def test_every_ledger_row_must_state_its_uncertainty(tmp_path):
         merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
 
 
-@pytest.mark.parametrize("profile", ["quick", "paper"])
-def test_readme_quotes_the_committed_ledger(profile):
-    """The README's verdict tables are the committed ledgers', not hand-made copies."""
-    from paperlib import paths
-    from paperlib.ledger import read, readme_block, summary_table
-
-    claims = read(paths.ROOT / "figures" / profile / "claims.csv")
-    readme = (paths.ROOT / "README.md").read_text()
-    assert readme_block(readme, profile) == summary_table(claims)
-    assert (f"has {len(claims)} rows" if profile == "quick" else f"{len(claims)} rows;") in readme
-
-
 def test_a_paper_row_fails_only_when_the_evidence_excludes_our_error(tmp_path):
     """The ledger charges a failure to a paper only with a check that rules out ours; paperlib rows keep theirs."""
     from paperlib.ledger import EXCLUDES, Claim, merge, write

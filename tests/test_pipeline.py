@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 import yaml
 
@@ -124,14 +125,26 @@ def test_every_parameter_line_is_read_by_papermill():
                 assert PythonTranslator.inspect(nbformat.v4.new_code_cell(line)), f"{path.name}: {line}"
 
 
-def test_committed_notebooks_are_stripped():
-    """nbstripout --verify exits non-zero on a notebook with outputs or execution counts."""
+def test_committed_notebooks_are_stripped_except_the_ones_the_report_shows():
+    """Source notebooks and per-dataset job notebooks are committed stripped (nbstripout --verify exits non-zero on
+    outputs or execution counts); the summary notebooks the report shows are committed executed, each with outputs,
+    under 1 MB and free of machine paths."""
+    from paperlib.pipeline.book import MACHINE_PATH, shown_notebooks
+
     exe = str(Path(sys.executable).parent / "nbstripout")
-    committed = sorted((ROOT / "results").glob("*/notebooks/*.ipynb"))  # the paper profile's resumable jobs
+    committed = sorted((ROOT / "results").glob("*/notebooks/*.ipynb"))
     tracked = subprocess.run(["git", "ls-files", *map(str, committed)], capture_output=True, text=True, cwd=ROOT)
     paper = [ROOT / f for f in tracked.stdout.split()] if tracked.returncode == 0 else []
-    r = subprocess.run([exe, "--verify", *map(str, [*NOTEBOOKS, *paper])], capture_output=True, text=True)
+    shown = [p for p in paper if p.stem in shown_notebooks()]
+    jobs = [p for p in paper if p not in shown]
+    r = subprocess.run([exe, "--verify", *map(str, [*NOTEBOOKS, *jobs])], capture_output=True, text=True)
     assert r.returncode == 0, f"run `make strip-notebooks` / nbstripout on committed results: {r.stdout}{r.stderr}"
+    for p in shown:
+        nb = nbformat.read(p, as_version=4)
+        assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{p.name} is committed without outputs"
+        assert p.stat().st_size < 1_000_000, f"{p.name}: {p.stat().st_size} bytes, over the 1 MB budget"
+        hit = MACHINE_PATH.search(p.read_text())
+        assert not hit, f"{p.name} holds a machine path: {hit.group(0)}"
 
 
 def test_nbstripout_check_detects_outputs(tmp_path):
@@ -347,14 +360,15 @@ def test_whole_dag_runs_at_smoke_size_without_data(tmp_path):
         assert "it/s" not in text and "s/it" not in text, f"{executed.name} has progress bars in its outputs"
         md = [o for o in outputs if "text/markdown" in o.get("data", {})]
         assert md and "What we measured" in md[-1]["data"]["text/markdown"], f"{executed.name} has no closing summary"
-    # the rendered paper of this run, loaded in headless Chromium (tests/test_report.py)
+    # the report of this run (the builder of `make report`), loaded in headless Chromium (tests/test_report.py)
     r = snakemake(["--profile", "profiles/smoke", "--cores", "2", "report"], wd)
     assert r.returncode == 0, r.stderr[-3000:]
-    from test_report import OUTPUT, check_site
+    from test_report import OUTPUT, check_site, verdict_counts_match
 
-    got = check_site(wd / "site" / "smoke-partial", OUTPUT / "smoke_ledger.png")
-    n_nb = len(list((wd / "results" / "smoke-partial" / "notebooks").glob("*.ipynb")))
-    assert got["pages"] == n_nb + 3 and got["rows"] == len(claims) and got["images"] >= n_nb
+    got = check_site(wd / "site" / "smoke-partial", {"index.html": OUTPUT / "smoke_landing.png"})
+    verdict_counts_match(got["tables"], pd.read_csv(fig / "claims.csv"))
+    shown = list((wd / "site" / "smoke-partial" / "notebooks").glob("*.html"))
+    assert len(shown) >= 10 and got["images"] >= len(shown)
 
 
 @pytest.mark.slow

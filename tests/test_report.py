@@ -1,137 +1,213 @@
-"""The rendered paper (`make report`): built from executed notebooks, loaded in headless Chromium. Every page loads
-without console errors, every image resolves, every internal link (and anchor) works; a screenshot of the ledger
-page is written to tests/output/report/."""
+"""The report (`make report`): a Sphinx book built from committed results only, read in headless Chromium.
 
-import base64
+Every page loads with no SEVERE console entry, every image loads, every internal link and anchor resolves, the
+landing page's verdict counts are the ledger's, no notebook page is code without outputs, no absolute machine
+path appears; the PDF has every chapter and its figures (pdftotext / pdfimages, pages rendered with pdftoppm).
+Screenshots of the landing page and a chapter go to tests/output/report/."""
+
 import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-import nbformat
 import pandas as pd
 import pytest
 
-from paperlib.pipeline.report import build
+from paperlib.decide import Verdict
+from paperlib.pipeline import book
+from paperlib.pipeline.book import MACHINE_PATH
+from paperlib.pipeline.variables import MARK, PAPER_KEYS, ledger_values, sync, variables
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "tests" / "output" / "report"
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-# a 1x1 PNG
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+
+def need(tool_ok: bool, what: str):
+    if not tool_ok:
+        if os.environ.get("CI"):
+            pytest.fail(f"{what} missing: .ci/run installs the Debian packages chromium chromium-driver poppler-utils")
+        pytest.skip(f"{what} not installed (Debian packages chromium, chromium-driver, poppler-utils)")
 
 
 def browser():
-    if not (CHROMIUM and CHROMEDRIVER):
-        if os.environ.get("CI"):
-            pytest.fail("chromium / chromedriver missing: .ci/run installs the Debian packages chromium chromium-driver")
-        pytest.skip("chromium / chromedriver not installed (Debian packages chromium, chromium-driver)")
+    need(bool(CHROMIUM and CHROMEDRIVER), "chromium / chromedriver")
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
     o = Options()
     o.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
-              "--disable-dev-shm-usage"):
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
         o.add_argument(a)
     o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
 
 
-def check_site(site: Path, screenshot: Path) -> dict:
-    """Load every page; returns counts. Fails on a console error, a broken image or a broken internal link."""
+def check_site(site: Path, shots: dict[str, Path] | None = None) -> dict:
+    """Load every page; fails on a console error, a broken image or internal link, a machine path, or a notebook
+    page with no output. Returns counts and the landing page's verdict tables."""
     site = site.resolve()
     pages = sorted(site.rglob("*.html"))
     assert pages, f"no pages in {site}"
     d = browser()
     n_img = n_links = 0
+    anchors: dict[Path, set] = {}
     try:
         for page in pages:
+            rel = page.relative_to(site)
             d.get(page.as_uri())
             errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
-            assert not errors, f"{page.relative_to(site)}: console errors {errors}"
+            assert not errors, f"{rel}: console errors {errors}"
             broken = d.execute_script(
                 "return [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
-            assert not broken, f"{page.relative_to(site)}: images that do not load: {broken[:3]}"
+            assert not broken, f"{rel}: images that do not load: {broken[:3]}"
             n_img += d.execute_script("return document.images.length")
+            text = d.execute_script("return document.body.innerText")
+            hit = MACHINE_PATH.search(text)
+            assert not hit, f"{rel}: a machine path shows: ...{text[max(0, hit.start() - 60):hit.end() + 60]}..."
+            if rel.parts[0] == "notebooks":
+                outputs = d.execute_script("return document.querySelectorAll('.cell_output').length")
+                assert outputs > 0, f"{rel}: a notebook page with code and no output"
             for href in d.execute_script("return [...document.querySelectorAll('a[href]')].map(a => a.href)"):
                 u = urlparse(href)
                 if u.scheme != "file":
                     continue
                 target = Path(unquote(u.path))
-                assert target.exists() and site in target.parents, f"{page.relative_to(site)}: broken link {href}"
-                if u.fragment:
-                    assert f"id='{u.fragment}'" in target.read_text() or f'id="{u.fragment}"' in target.read_text(), \
-                        f"{page.relative_to(site)}: anchor #{u.fragment} missing in {target.name}"
+                assert target.exists() and site in target.parents, f"{rel}: broken link {href}"
+                if u.fragment and target.suffix == ".html":
+                    if target not in anchors:
+                        anchors[target] = set(re.findall(r'\bid="([^"]+)"', target.read_text()))
+                    assert u.fragment in anchors[target], f"{rel}: anchor #{u.fragment} missing in {target.name}"
                 n_links += 1
-        d.get((site / "ledger.html").as_uri())
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        d.save_screenshot(str(screenshot))
-        visible = d.execute_script("return document.querySelectorAll('#ledger tbody tr').length")
-        d.execute_script("const s = document.getElementById('verdict'); s.value = 'fails';"
-                         "s.dispatchEvent(new Event('change'))")
-        shown = d.execute_script(
-            "return [...document.querySelectorAll('#ledger tbody tr')].filter(r => r.style.display !== 'none')"
-            ".map(r => r.dataset.verdict)")
+        d.get((site / "index.html").as_uri())
+        tables = d.execute_script(
+            "return [...document.querySelectorAll('table.verdicts')].map(t => [...t.querySelectorAll('tbody tr')]"
+            ".map(r => [...r.cells].map(c => c.innerText.trim())))")
+        for name, path in (shots or {}).items():
+            d.get((site / name).as_uri())
+            path.parent.mkdir(parents=True, exist_ok=True)
+            d.set_window_size(1400, min(4000, d.execute_script("return document.body.scrollHeight")))
+            d.save_screenshot(str(path))
+            d.set_window_size(1400, 1000)
     finally:
         d.quit()
-    return dict(pages=len(pages), images=n_img, links=n_links, rows=visible, fails_shown=shown)
+    return dict(pages=len(pages), images=n_img, links=n_links, tables=tables)
 
 
-@pytest.fixture
-def tiny_run(tmp_path):
-    """An executed notebook with an inline figure and a link, a claims table citing it, a figure file, a README."""
-    ex, fig = tmp_path / "executed", tmp_path / "figs"
-    ex.mkdir()
-    fig.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Zhou et al. (2025), Figure 3 — one dataset\n\nSee "
-                                              "[the summary](zhou_fig3_summary.ipynb) and [gone](nowhere.ipynb)."),
-                nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
-                    "display_data", data={"image/png": base64.b64encode(PNG).decode()})])]
-    nbformat.write(nb, ex / "zhou_fig3_dataset_synth_easy.ipynb")
-    nb.cells[0].source = "# Zhou et al. (2025), Figure 3 — all datasets"
-    nbformat.write(nb, ex / "zhou_fig3_summary.ipynb")
-    pd.DataFrame([
-        dict(paper="Zhou et al. 2025", claim="zhou-a", statement="s", evidence="[synthetic] notebooks/zhou_fig3_summary"
-             ".ipynb; x", measured="m", verdict="holds"),
-        dict(paper="PULSE", claim="pulse-b", statement="s", evidence="[real] notebooks/pulse_summary.ipynb",
-             measured="m", verdict="fails"),
-    ]).to_csv(fig / "claims.csv", index=False)
-    (fig / "zhou_fig3.png").write_bytes(PNG)
-    readme = tmp_path / "README.md"
-    readme.write_text("# paperlib\n\nA [figure](figures/smoke/zhou_fig3.png), [the notebook]"
-                      "(notebooks/zhou_fig3_summary.ipynb), [a file not in the site](Makefile), "
-                      "[the web](https://example.org).\n")
-    return ex, fig, readme
+def verdict_counts_match(tables, claims: pd.DataFrame) -> int:
+    """Every row of the landing page's verdict tables equals the ledger's counts; returns the rows checked."""
+    n = 0
+    for table in tables:
+        for label, *cells in table:
+            mine = claims[claims.paper == label]
+            assert len(mine), f"the landing page names {label!r}, which is not in the ledger"
+            want = [str(int((mine.verdict == v).sum())) for v in Verdict] + [str(len(mine))]
+            assert cells == want, f"{label}: page says {cells}, ledger says {want}"
+            n += 1
+    assert n == claims.paper.nunique(), "some ledger paper has no row in the landing page's tables"
+    return n
 
 
-def test_site_pages_link_figures_and_ledger_rows(tiny_run, tmp_path):
-    ex, fig, readme = tiny_run
-    index = build("smoke", ex, fig, readme, tmp_path / "site", sources_dir=ROOT / "notebooks")
-    site = index.parent
-    page = (site / "nb" / "zhou_fig3_dataset_synth_easy.html").read_text()
-    assert "Reproduces:</b> Zhou et al. (2025), Figure 3 — one dataset" in page
-    assert "notebooks/zhou_fig3_dataset.ipynb" in page
-    summary = (site / "nb" / "zhou_fig3_summary.html").read_text()
-    assert "href='../ledger.html#zhou-a'" in summary and "pulse-b" not in summary
-    text = index.read_text()
-    assert "href=\"figures/zhou_fig3.png\"" in text and "href=\"nb/zhou_fig3_summary.html\"" in text
-    assert "data-unresolved=\"Makefile\"" in text and "https://example.org" in text
-    ledger = (site / "ledger.html").read_text()
-    assert "id='zhou-a'" in ledger and "href='nb/zhou_fig3_summary.html'" in ledger
+# ------------------------------------------------------------------------------------------- fast unit tests
+
+def test_ledger_text_cannot_make_markdown_structure():
+    assert book.md_escape(">= 90% of *runs* [x](y) <b>") == r"\>= 90% of \*runs\* \[x\](y) \<b\>"
+    assert book.md_escape("a_b|c") == r"a\_b\|c"
 
 
-def test_site_loads_in_headless_chromium(tiny_run, tmp_path):
-    ex, fig, readme = tiny_run
-    site = build("smoke", ex, fig, readme, tmp_path / "site", sources_dir=ROOT / "notebooks").parent
-    got = check_site(site, OUTPUT / "tiny_ledger.png")
-    assert got["pages"] == 5 and got["images"] >= 3 and got["links"] > 10
-    assert got["rows"] == 2 and got["fails_shown"] == ["fails"]
-    assert (OUTPUT / "tiny_ledger.png").stat().st_size > 1000
+def test_machine_paths_are_scrubbed_before_repository_paths():
+    assert book.scrub("saved /tmp/paperrun/figures/paper/x.png and /work/main/results/q.csv") == \
+        "saved figures/paper/x.png and results/q.csv"
+    assert book.scrub("see /usr/lib/python3") == "see /usr/lib/python3"
 
 
-def test_missing_inputs_are_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="run the profile first"):
-        build("smoke", tmp_path, tmp_path, tmp_path / "README.md", tmp_path / "site")
+def test_captions_read_the_profile_and_name_what_is_missing():
+    cfg = {"race": {"reps": 200, "reps_by_method": {"ucbe-lrf": 20}}}
+    assert book.fill("{cfg:race.reps} runs{cfg?race.reps_by_method.ucbe-lrf|, @ for LRF}", cfg) == "200 runs, 20 for LRF"
+    assert book.fill("{cfg:race.reps} runs{cfg?race.reps_by_method.lrf|, @ for LRF}", cfg) == "200 runs"
+    with pytest.raises(book.BookError, match="zhou.reps"):
+        book.fill("{cfg:zhou.reps}", cfg)
+
+
+def test_every_committed_ledger_row_has_its_builder():
+    """Each row id of both committed ledgers is found in one claim builder (a literal id or an f-string prefix)."""
+    index = book.claim_code()
+    for profile in ("quick", "paper"):
+        for cid in pd.read_csv(ROOT / "figures" / profile / "claims.csv").claim:
+            assert book.code_for(cid, index) is not None, f"{profile}: no builder found for {cid}"
+    mod, fn, rules = book.code_for("zhou-active-beats-baselines", index)
+    assert mod == "paperlib.papers.zhou.claims" and "comparison" in rules
+
+
+def test_structure_names_existing_notebooks_and_rules():
+    import yaml
+
+    s = yaml.safe_load(book.STRUCTURE.read_text())
+    rules = set(re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk")), re.M))
+    for ch in s["chapters"]:
+        for sec in ch["sections"]:
+            if sec.get("notebook"):
+                assert (ROOT / "notebooks" / f"{sec['notebook']}.ipynb").exists(), sec["notebook"]
+                assert sec["rule"] in rules, sec["rule"]
+
+
+def test_readme_numbers_follow_the_ledgers():
+    """Every number the README marks is the committed ledgers' (`python -m paperlib.pipeline.variables README.md`
+    rewrites them); and the README marks the paper profile's tallies."""
+    text = (ROOT / "README.md").read_text()
+    names = MARK.findall(text)
+    assert {"paper_rows", "paper_zhou_holds", "paper_pulse_holds", "paper_robin_fails"} <= {n for n, _ in names}
+    new, stale = sync(text, variables(ROOT / "figures"))
+    assert not stale, f"stale numbers in README.md: {stale}"
+
+
+def test_variables_count_verdicts_independently():
+    claims = pd.DataFrame({"paper": [*PAPER_KEYS, "paperlib (race)", "Zhou et al. 2025"],
+                           "verdict": ["holds", "fails", "partly", "fails", "holds"]})
+    v = ledger_values(claims, "x")
+    assert (v["x_rows"], v["x_paper_rows"], v["x_paperlib_rows"]) == ("5", "4", "1")
+    assert (v["x_zhou_holds"], v["x_pulse_fails"], v["x_robin_partly"], v["x_fails"]) == ("2", "1", "1", "2")
+    with pytest.raises(KeyError, match="nope"):
+        sync("<!-- v:nope -->1<!-- /v -->", v)
+
+
+def test_missing_ledger_is_named(tmp_path):
+    with pytest.raises(book.BookError, match="claims.csv missing"):
+        book.source_tree("paper", tmp_path, tmp_path, None, tmp_path / "src")
+
+
+# ------------------------------------------------------------------------------ the committed report, whole
+
+@pytest.mark.slow
+def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
+    """`make report` on what is committed: the whole book and its PDF, checked page by page."""
+    need(bool(CHROMIUM and CHROMEDRIVER), "chromium / chromedriver")
+    need(bool(shutil.which("pdftoppm") and shutil.which("pdftotext") and shutil.which("pdfimages")), "poppler-utils")
+    out = tmp_path / "site"
+    info = book.build("paper", ROOT / "figures" / "paper", ROOT / "results" / "paper" / "notebooks", out,
+                      config=book.profile_config("paper"), pdf=True, work=tmp_path / "work")
+    assert not info["missing"], f"figures or tables named in book.yaml but not committed: {info['missing']}"
+    claims = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
+    got = check_site(out, {"index.html": OUTPUT / "landing.png", "pulse.html": OUTPUT / "chapter_pulse.png"})
+    verdict_counts_match(got["tables"], claims)
+    assert got["images"] >= 20 and got["links"] > 500
+    for cid in claims.claim:  # every row is shown in a chapter, once
+        hits = [p for p in ("zhou", "pulse", "robin", "beyond") if f'id="claim-{cid}"' in (out / f"{p}.html").read_text()]
+        assert len(hits) == 1, f"{cid} is shown in {hits}"
+    assert len(info["notebooks"]) >= 10, f"executed notebooks with outputs: {info['notebooks']}"
+    for nb in (ROOT / "results" / "paper" / "notebooks").glob("*.ipynb"):
+        assert nb.stat().st_size < 1_000_000, f"{nb.name} is over the 1 MB budget"
+    pdf = info["pdf"]
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    for title in ("Zhou et al. 2025: On Speeding Up", "PULSE", "LLM-as-Judge on a Budget", "Beyond the papers",
+                  "How verdicts are decided", "The ledger"):
+        assert title in text, f"the PDF has no chapter '{title}'"
+    listed = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert len(listed.splitlines()) - 2 >= 20, "the PDF has fewer than 20 images"
+    subprocess.run(["pdftoppm", "-r", "40", "-png", "-f", "1", "-l", "4", str(pdf), str(OUTPUT / "pdf_page")],
+                   check=True)
+    pngs = sorted(OUTPUT.glob("pdf_page-*.png"))
+    assert len(pngs) == 4 and all(p.stat().st_size > 5000 for p in pngs)

@@ -1,0 +1,681 @@
+"""``make report``: the reproduction as a book a reviewer reads without running anything.
+
+Built with Sphinx, MyST-NB (notebooks rendered as committed, never executed) and sphinx-book-theme, for what they
+give readers: navigation, numbered figures with captions, cross-references, full-text search, and a single page
+that Chromium prints to PDF. The shape comes from ``book.yaml``: a landing page (what is reproduced, the verdict
+table per paper, how to rerun, the machine and the declared reductions), one chapter per paper in the paper's
+order, a chapter for what goes beyond the papers, a methods page and the claim builders' code. Every ledger row
+is shown once, in the section of the notebook its evidence cites: the paper's statement, what we measured, the
+verdict with the rule that decided it, the evidence with a link to the notebook, and the builder that wrote it.
+Every number comes from the ledger, the committed tables or the profile's configuration.
+
+Inputs are committed files only: ``figures/<profile>/`` (ledger, figures, tables), the executed summary
+notebooks under ``results/<profile>/notebooks/`` (a notebook without outputs is not given a page), the ledger
+fragments under ``results/<profile>/claims/`` (which rule wrote each row) and the profile's configuration. ``python -m paperlib.pipeline.book --profile paper`` builds ``site/paper/index.html``
+and ``site/paper/paperlib-paper.pdf``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .. import paths
+from ..decide import Verdict
+from .variables import PAPER_KEYS, ledger_values
+
+STRUCTURE = Path(__file__).with_name("book.yaml")
+CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
+                "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
+RULES = ("comparison", "within_limit", "equivalence", "all_any", "fisher_counts", "fisher_rates")
+MAX_TABLE_ROWS = 25
+MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/)")  # what a reader must never see
+_ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch)/[^\s'\"<>()\[\]]*?/)"
+                       r"(?=(?:results|figures|notebooks|paperlib|logs|data|site|tests)/)")
+
+CSS = """
+.verdict{font-weight:600;padding:.05em .45em;border-radius:.3em;white-space:nowrap}
+.verdict-holds{background:#d9f2d9}.verdict-fails{background:#f8d4d4}.verdict-partly{background:#fff0c2}
+.verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
+.claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
+.paperlib-row{border-left-color:#c9a227}
+table.verdicts td,table.verdicts th{text-align:center}
+table.table td,table.table th{vertical-align:top;font-size:.85em;padding:.25em .45em}
+@media print{.claim-card{break-inside:avoid}}
+"""
+
+
+class BookError(RuntimeError):
+    """The book cannot be built from what is committed; the message names the missing piece."""
+
+
+@dataclass
+class Claim:
+    paper: str
+    claim: str
+    statement: str
+    evidence: str
+    measured: str
+    verdict: str
+    notebooks: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------- small helpers
+
+def md_escape(text: str) -> str:
+    """Ledger text as literal Markdown: no emphasis, link, HTML, heading or block quote is made by accident."""
+    text = str(text).replace("\\", "\\\\")
+    text = re.sub(r"([*_`\[\]<>#|~$])", r"\\\1", text)
+    return text.replace("\n", " ")
+
+
+def scrub(text: str) -> str:
+    """Remove the machine-specific root before a repository path (``/tmp/run/results/x`` -> ``results/x``)."""
+    return _ABS_PATH.sub("", text)
+
+
+def _cfg(config: dict | None, dotted: str) -> str:
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise BookError(f"book.yaml: caption refers to {{cfg:{dotted}}}, which the profile does not set")
+        node = node[part]
+    return str(node)
+
+
+def fill(text: str, config: dict | None) -> str:
+    """Captions' values from the profile: ``{cfg:a.b}`` must be set; ``{cfg?a.b|, @ for X}`` is written (the
+    value in place of ``@``) only if it is."""
+    def optional(m):
+        try:
+            return m.group(2).replace("@", _cfg(config, m.group(1)))
+        except BookError:
+            return ""
+
+    text = re.sub(r"\{cfg\?([\w.\-]+)\|([^}]*)\}", optional, text)
+    return re.sub(r"\{cfg:([\w.\-]+)\}", lambda m: _cfg(config, m.group(1)), text)
+
+
+def has_outputs(nb_path: Path) -> bool:
+    nb = json.loads(nb_path.read_text())
+    return any(c.get("outputs") for c in nb.get("cells", []) if c.get("cell_type") == "code")
+
+
+def load_claims(csv: Path) -> list[Claim]:
+    df = pd.read_csv(csv, dtype=str).fillna("")
+    out = []
+    for r in df.itertuples(index=False):
+        c = Claim(r.paper, r.claim, r.statement, r.evidence, r.measured, r.verdict)
+        c.notebooks = re.findall(r"notebooks/([\w\-]+)\.ipynb", c.evidence)
+        out.append(c)
+    return out
+
+
+# ------------------------------------------------------------------------------------- claim -> builder, rule
+
+def claim_code(root: Path = paths.ROOT) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """Every id-like string in the claim builders: (id or id prefix, module, function, decision rules it uses).
+
+    An f-string id (``f"pulse-theorem-1-...-{kind}-predictions"``) contributes its leading constant. A function's
+    rules are the :mod:`paperlib.decide` rules it calls, directly or through the module's other functions."""
+    found = []
+    for mod in CODE_MODULES:
+        src = root / (mod.replace(".", "/") + ".py")
+        fns = {fn.name: fn for fn in ast.parse(src.read_text()).body if isinstance(fn, ast.FunctionDef)}
+        names = {fn: {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                 | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)} for fn, node in fns.items()}
+
+        def rules_of(name, seen=(), names=names, fns=fns):
+            direct = {r for r in RULES if r in names[name]}
+            for callee in names[name] & set(fns) - {name, *seen}:
+                direct |= rules_of(callee, (*seen, name))
+            return direct
+
+        for name, fn in fns.items():
+            rules = tuple(sorted(rules_of(name)))
+            for node in ast.walk(fn):
+                s = None
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    s = node.value
+                elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+                    s = str(node.values[0].value)
+                if s and re.fullmatch(r"(zhou|pulse|robin|race|search|ours)-[a-z0-9\-]*", s):
+                    found.append((s, mod, name, rules))
+    return found
+
+
+def code_for(cid: str, index) -> tuple[str, str, tuple[str, ...]] | None:
+    """The builder of a claim: the function holding the longest id (or id prefix) that the claim's id starts with."""
+    best = None
+    for s, mod, fn, rules in index:
+        if (cid == s or (cid.startswith(s) and s.endswith("-"))) and (best is None or len(s) > len(best[0])):
+            best = (s, mod, fn, rules)
+    return None if best is None else best[1:]
+
+
+# ----------------------------------------------------------------------------------------------- the pages
+
+def verdict_span(v: str) -> str:
+    return f'<span class="verdict verdict-{v}">{v}</span>'
+
+
+def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) -> str:
+    cols = [str(v) for v in Verdict]
+    head = "<table class='verdicts docutils'><thead><tr><th>ledger rows</th>" + "".join(
+        f"<th>{verdict_span(v)}</th>" for v in cols) + "<th>total</th></tr></thead><tbody>"
+    rows = []
+    for label in labels:
+        mine = [c for c in claims if c.paper == label]
+        if not mine:
+            continue
+        name = f"<a href='{link[label]}'>{label}</a>" if label in link else label
+        rows.append(f"<tr><td style='text-align:left'>{name}</td>" + "".join(
+            f"<td>{sum(c.verdict == v for c in mine)}</td>" for v in cols) + f"<td>{len(mine)}</td></tr>")
+    return head + "".join(rows) + "</tbody></table>"
+
+
+def claim_card(c: Claim, code_index, in_book: set[str]) -> str:
+    ours = c.paper not in PAPER_KEYS
+    ev = md_escape(scrub(c.evidence))
+    for nb in set(c.notebooks):
+        target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
+        ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
+    code = code_for(c.claim, code_index)
+    if code:
+        mod, fn, rules = code
+        code_line = f"{{py:func}}`{mod}.{fn}`"
+        rule = ("the builder's rule " if len(rules) == 1 else "one of the builder's rules ") + ", ".join(
+            f"{{py:func}}`~paperlib.decide.{r}`" for r in rules) if rules else "a test written in the builder"
+    else:
+        code_line, rule = "not found in the claim builders", "see the evidence"
+    who = ("**paperlib row** (our setting or our method; not counted in the paper's tally)" if ours
+           else f"**{c.paper}**")
+    return "\n".join([
+        f"(claim-{c.claim})=",
+        f"#### `{c.claim}`",
+        "",
+        f'<div class="claim-card{" paperlib-row" if ours else ""}">',
+        "",
+        f"{who}. *The statement:* {md_escape(c.statement)}",
+        "",
+        f"*Measured:* {md_escape(c.measured)}",
+        "",
+        f"*Verdict:* {verdict_span(c.verdict)}, by {rule} ([how verdicts are decided](methods.md#verdicts))",
+        "",
+        f"*Evidence:* {ev}",
+        "",
+        f"*Code:* {code_line}",
+        "",
+        "</div>",
+        "",
+    ])
+
+
+def table_block(csv: Path, caption: str, rel: str) -> str:
+    df = pd.read_csv(csv)
+    more = (f"First {MAX_TABLE_ROWS} of {len(df)} rows; the whole table: {{download}}`{csv.name} <{rel}>`."
+            if len(df) > MAX_TABLE_ROWS else f"As a file: {{download}}`{csv.name} <{rel}>`.")
+    shown = df.head(MAX_TABLE_ROWS).map(lambda x: md_escape(x) if isinstance(x, str) else x)
+    shown.columns = [md_escape(c) for c in shown.columns]
+    table = shown.to_markdown(index=False, floatfmt=".4g")
+    return f":::{{table}} {md_escape(caption)}\n:name: tab-{csv.stem}\n\n{table}\n:::\n\n{more}\n"
+
+
+def figure_block(rel: str, caption: str, name: str) -> str:
+    return f"```{{figure}} {rel}\n:name: fig-{name}\n:width: 100%\n:alt: {caption}\n\n{caption}\n```\n"
+
+
+@dataclass
+class Context:
+    profile: str
+    figures: Path
+    executed: Path
+    src: Path
+    config: dict | None
+    claims: list[Claim]
+    in_book: set[str]
+    code_index: list
+    placed: set[str] = field(default_factory=set)
+    missing: list[str] = field(default_factory=list)
+    home: dict[str, str] = field(default_factory=dict)  # claim id -> the section notebook it is shown under
+
+
+def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bool = False) -> str:
+    out = [f"## {sec['title']}", ""]
+    nb = sec.get("notebook")
+    if nb:
+        link = f"[{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in ctx.in_book else f"`notebooks/{nb}.ipynb` (not executed in this profile)"
+        out += [f"*Notebook:* {link}.", ""]
+    for f in sec.get("figures", []):
+        files = sorted(ctx.figures.glob(f["file"]))
+        if not files:
+            ctx.missing.append(f["file"])
+            out += [f"*Figure {f['file']} was not produced in this profile.*", ""]
+        for i, path in enumerate(files):
+            shutil.copy(path, ctx.src / "figures" / path.name)
+            cap = fill(f["caption"], ctx.config) + (f" Part {i + 1} of {len(files)}." if len(files) > 1 else "")
+            out += [figure_block(f"figures/{path.name}", cap, path.stem), ""]
+    for t in sec.get("tables", []):
+        path = ctx.figures / t["file"]
+        if not path.exists():
+            ctx.missing.append(t["file"])
+            continue
+        shutil.copy(path, ctx.src / "figures" / path.name)
+        out += [table_block(path, fill(t["caption"], ctx.config), f"figures/{path.name}"), ""]
+    jobs = sec.get("jobs")
+    if jobs:
+        names = sorted(p.stem for p in ctx.executed.glob(f"{jobs['notebook']}_*.ipynb")) if ctx.executed.exists() else []
+        figs = sorted(ctx.figures.glob(jobs["figures"])) if jobs.get("figures") else []
+        if names or figs:
+            out += [f":::{{dropdown}} Per-dataset jobs: {jobs['label']} ({len(names) or len(figs)})", ""]
+            out += [f"Each is `notebooks/{jobs['notebook']}.ipynb` run by the workflow with one dataset; their tables "
+                    "feed the summary above. Committed without outputs; `snakemake --profile profiles/"
+                    f"{ctx.profile} --forcerun {jobs['notebook'].removesuffix('_pool')}` reruns them.", ""]
+            if names:
+                out += [", ".join(f"`{n.removeprefix(jobs['notebook'] + '_')}`" for n in names), ""]
+            for path in figs:
+                dest = ctx.src / "figures" / "jobs" / path.parent.name / path.name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, dest)
+                out += [f"```{{figure}} figures/jobs/{path.parent.name}/{path.name}\n:width: 100%\n:alt: {path.stem}\n\n"
+                        f"{path.stem}\n```", ""]
+            out += [":::", ""]
+    mine = [c for c in ctx.claims if c.paper in chapter_labels and c.claim not in ctx.placed
+            and (leftovers or (nb and ctx.home.get(c.claim) == nb))]
+    if mine:
+        out += ["### What the paper states, and what we measured" if not leftovers else "### The rows", ""]
+        for c in mine:
+            ctx.placed.add(c.claim)
+            out.append(claim_card(c, ctx.code_index, ctx.in_book))
+    return "\n".join(out)
+
+
+def chapter_md(ch: dict, ctx: Context) -> str:
+    labels = ch["ledger"]
+    mine = [c for c in ctx.claims if c.paper in labels]
+    counts = ", ".join(f"{sum(c.verdict == v for c in mine)} {v}" for v in Verdict if any(c.verdict == v for c in mine))
+    nbs = []
+    for sec in ch["sections"]:
+        nbs += [sec["notebook"]] if sec.get("notebook") in ctx.in_book else []
+    parts = [f"# {ch['title']}", "", ch["paper"], "",
+             f"This chapter holds {len(mine)} ledger rows ({counts}). Rows marked *paperlib row* test our own "
+             "setting or method and are not counted in the paper's tally.", ""]
+    for sec in ch["sections"]:  # a section without a notebook takes the chapter's remaining rows
+        parts.append(section_md(sec, labels, ctx, leftovers=not sec.get("notebook")))
+    rest = [c for c in mine if c.claim not in ctx.placed]
+    if rest:
+        parts.append(section_md({"title": "Other rows", "notebook": None}, labels, ctx, leftovers=True))
+    if nbs:  # at the end, so that the PDF (one page) prints the notebooks after the chapter
+        parts += ["", "```{toctree}", ":hidden:", ":caption: Notebooks", "", *[f"notebooks/{n}" for n in nbs], "```", ""]
+    return "\n".join(parts)
+
+
+def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> str:
+    link = {}
+    for ch in chapters:
+        for label in ch["ledger"]:
+            link[label] = f"{ch['id']}.html"
+    paper_labels = list(PAPER_KEYS)
+    ours = sorted({c.paper for c in ctx.claims} - set(paper_labels))
+    run_on = (ctx.config or {}).get("run_on", "")
+    p = values
+    return "\n".join([
+        "# paperlib: evaluating LLMs on a budget, reproduced",
+        "",
+        "Three papers on finding the best model, prompt or judge allocation with few LLM calls, rerun figure by "
+        "figure from one Snakemake workflow of notebooks, with every statement checked and graded in a ledger:",
+        "",
+        "* **Zhou et al. 2025**, *On Speeding Up Language Model Evaluation*: UCB-E and UCB-E-LRF ([chapter](zhou.md)).",
+        "* **Tolochinsky et al. 2026**, *PULSE*: low-rank predictions made safe by a doubly robust estimator "
+        "([chapter](pulse.md)).",
+        "* **Saha et al. 2026**, *LLM-as-Judge on a Budget*: ROBIN and ROBIN-HOOD ([chapter](robin.md)).",
+        "* **Beyond the papers**: the race of every method on every real matrix, certified best-model search and "
+        "our variants ([chapter](beyond.md)).",
+        "",
+        f"This is the **{ctx.profile}** profile: {p['rows']} ledger rows, {p['paper_rows']} of them the papers' own "
+        f"statements and {p['paperlib_rows']} paperlib's (our settings, the race, search, our variants).",
+        "",
+        "## Verdicts",
+        "",
+        "The papers' own statements:",
+        "",
+        verdict_table(ctx.claims, paper_labels, link),
+        "",
+        "paperlib's rows (never counted in a paper's tally):",
+        "",
+        verdict_table(ctx.claims, ours, link),
+        "",
+        "A verdict says what the evidence shows under a fixed rule ([how verdicts are decided](methods.md#verdicts)); "
+        "a row that says a paper's statement fails names in its evidence what excludes our own error. "
+        "The whole ledger, row by row: [the ledger](ledger.md).",
+        "",
+        "## How to rerun",
+        "",
+        "```bash",
+        "make setup                  # a Python >= 3.11 environment",
+        f"make reproduce PROFILE={ctx.profile}  # every figure, table, ledger row",
+        f"make report PROFILE={ctx.profile}     # this book (no job runs)",
+        "```",
+        "",
+        "One figure: `snakemake --profile profiles/paper figures/paper/zhou_fig3.png`. The data: "
+        "`paperlib data fetch --all` or `PAPERLIB_DATA=<folder>`; see [methods](methods.md).",
+        "",
+        "## Where and how this was measured",
+        "",
+        (md_escape(run_on) + "." if run_on else "The profile's configuration states no machine."),
+        "The declared reductions are listed on the [methods page](methods.md#profiles).",
+        "",
+        "```{toctree}",
+        ":maxdepth: 2",
+        ":caption: Contents",
+        "",
+        *[ch["id"] for ch in chapters],
+        "methods",
+        "ledger",
+        "code",
+        "```",
+        "",
+    ])
+
+
+def ledger_md(ctx: Context, chapters: list[dict]) -> str:
+    page = {label: ch["id"] for ch in chapters for label in ch["ledger"]}
+    lines = ["# The ledger", "", f"All {len(ctx.claims)} rows of `figures/{ctx.profile}/claims.csv`, in ledger order; "
+             "each links to its place in a chapter.", ""]
+    for label in dict.fromkeys(c.paper for c in ctx.claims):
+        lines += [f"## {label}", "", "| row | verdict | measured |", "|---|---|---|"]
+        for c in ctx.claims:
+            if c.paper == label:
+                where = page.get(label)
+                cell = f"[{c.claim}]({where}.md#claim-{c.claim})" if where else f"`{c.claim}`"
+                lines.append(f"| {cell} | {verdict_span(c.verdict)} | {md_escape(c.measured)[:240]} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def methods_md(ctx: Context) -> str:
+    from ..data.registry import registry
+
+    reg = registry()
+    used = sorted({d for k in ("zhou", "pulse", "race", "search") for d in (ctx.config or {}).get(k, {}).get("datasets", [])})
+    rows = ["| dataset | kind | source |", "|---|---|---|"]
+    for d in used:
+        e = reg.get(d) if hasattr(reg, "get") else None
+        kind = getattr(e, "kind", "") if e is not None else ""
+        src = getattr(e, "source", "") if e is not None else ""
+        rows.append(f"| `{d}` | {md_escape(kind)} | {md_escape(str(src))[:160]} |")
+    profile_yaml = yaml.safe_dump({k: v for k, v in (ctx.config or {}).items() if k != "resources"},
+                                  sort_keys=False, width=110)
+    return "\n".join([
+        "# Methods",
+        "",
+        "(verdicts)=",
+        "## How verdicts are decided",
+        "",
+        "Every claim builder turns its measurements into one of five verdicts through a shared rule of "
+        "`paperlib/decide.py`, so that the same kind of evidence is graded the same way in every paper:",
+        "",
+        "```{eval-rst}",
+        ".. autoclass:: paperlib.decide.Verdict",
+        "   :members:",
+        "   :undoc-members:",
+        "",
+        *[f".. autofunction:: paperlib.decide.{r}" for r in RULES],
+        "```",
+        "",
+        "A row about our own setting, or about a statement other than the paper's, is a *paperlib* row and is not "
+        "counted in the paper's tally. A row that says a paper's statement fails names in its evidence what "
+        "excludes our error: the authors' code on the same data, or an independent re-derivation.",
+        "",
+        "## Data",
+        "",
+        "Real matrices are read from `$PAPERLIB_DATA` or fetched from their upstream with a checksum "
+        "(`paperlib data fetch`); semi-synthetic and synthetic ones are generated by the package. Each dataset's "
+        "provenance is in `paperlib/data/registry.yaml`.",
+        "",
+        *rows,
+        "",
+        "(profiles)=",
+        "## Profiles and declared reductions",
+        "",
+        f"This book shows the **{ctx.profile}** profile. Its configuration, as the workflow validated and ran it "
+        "(the comments in `paperlib/config/<profile>.yaml` give each declared reduction and its reason):",
+        "",
+        "```yaml",
+        profile_yaml.rstrip(),
+        "```",
+        "",
+    ])
+
+
+def code_md() -> str:
+    parts = ["# The claim builders", "",
+             "Each ledger row is written by one function below; its source is one click away ([source]).", ""]
+    for mod in CODE_MODULES:
+        parts += [f"## `{mod}`", "", "```{eval-rst}", f".. automodule:: {mod}", "   :members:",
+                  "   :private-members:", "   :undoc-members:", "```", ""]
+    return "\n".join(parts)
+
+
+CONF = '''
+project = "paperlib"
+author = "paperlib contributors"
+copyright = "paperlib contributors"
+extensions = ["myst_nb", "sphinx_design", "sphinx.ext.autodoc", "sphinx.ext.viewcode"]
+nb_execution_mode = "off"
+nb_output_stderr = "remove"
+nb_merge_streams = True
+myst_enable_extensions = ["colon_fence", "substitution"]
+myst_heading_anchors = 3
+myst_substitutions = {substitutions!r}
+numfig = True
+numfig_format = {{"figure": "Figure %s", "table": "Table %s"}}
+html_theme = "sphinx_book_theme"
+html_title = {title!r}
+html_theme_options = {{"show_toc_level": 2, "home_page_in_toc": True, "use_download_button": False,
+                      "use_fullscreen_button": False}}
+html_static_path = ["_static"]
+html_css_files = ["paperlib.css"]
+html_last_updated_fmt = None
+html_context = {{"default_mode": "light"}}
+html_copy_source = False
+html_show_sourcelink = False
+exclude_patterns = ["_build"]
+suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+'''
+
+
+def prepare_notebook(src: Path, dest: Path) -> None:
+    """A committed executed notebook for the book: code folded, machine paths removed, links to files that are
+    not pages made plain text."""
+    nb = json.loads(src.read_text())
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            if "hide-input" not in tags:
+                tags.append("hide-input")
+            for o in cell.get("outputs", []):
+                if "text" in o:
+                    o["text"] = [scrub(t) for t in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
+                for mime in ("text/plain", "text/markdown", "text/html"):
+                    if mime in o.get("data", {}):
+                        v = o["data"][mime]
+                        o["data"][mime] = [scrub(t) for t in v] if isinstance(v, list) else scrub(v)
+        elif cell.get("cell_type") == "markdown":
+            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"] = re.sub(r"\[([^\]]+)\]\((?!https?:|#)([^)]+)\)", r"\1 (`\2`)", scrub(text))
+    dest.write_text(json.dumps(nb, indent=1))
+
+
+def source_tree(profile: str, figures: Path, executed: Path, config: dict | None, src: Path) -> Context:
+    """Write the book's sources into ``src`` (replaced); returns what was placed."""
+    claims_csv = figures / "claims.csv"
+    if not claims_csv.exists():
+        raise BookError(f"{claims_csv} missing: the book is built from a profile's committed ledger "
+                        f"(`snakemake --profile profiles/{profile} claims`)")
+    structure = yaml.safe_load(STRUCTURE.read_text())
+    if src.exists():
+        shutil.rmtree(src)
+    (src / "figures").mkdir(parents=True)
+    (src / "notebooks").mkdir()
+    (src / "_static").mkdir()
+    (src / "_static" / "paperlib.css").write_text(CSS)
+    in_book = set()
+    wanted = shown_notebooks()
+    for nb in sorted(executed.glob("*.ipynb")) if executed.exists() else []:
+        if nb.stem in wanted and has_outputs(nb):
+            prepare_notebook(nb, src / "notebooks" / nb.name)
+            in_book.add(nb.stem)
+    ctx = Context(profile, figures, executed, src, config, load_claims(claims_csv), in_book, claim_code())
+    wrote = {}  # claim id -> the rule whose ledger fragment holds it
+    for frag in sorted((executed.parent / "claims").glob("*.csv")):
+        for cid in pd.read_csv(frag, usecols=["claim"]).claim:
+            wrote[cid] = frag.stem
+    for ch in structure["chapters"]:
+        by_rule = {s["rule"]: s["notebook"] for s in ch["sections"] if s.get("rule")}
+        sections = [s["notebook"] for s in ch["sections"] if s.get("notebook")]
+        for c in ctx.claims:
+            if c.paper in ch["ledger"]:
+                cited = [n for n in c.notebooks if n in sections]
+                if wrote.get(c.claim) in by_rule:
+                    ctx.home[c.claim] = by_rule[wrote[c.claim]]
+                elif cited:
+                    ctx.home[c.claim] = cited[0]
+    values = {k.removeprefix(f"{profile}_"): v for k, v in ledger_values(pd.read_csv(claims_csv), profile).items()}
+    for ch in structure["chapters"]:
+        (src / f"{ch['id']}.md").write_text(chapter_md(ch, ctx))
+    known = {label for ch in structure["chapters"] for label in ch["ledger"]}
+    stray = sorted({c.paper for c in ctx.claims} - known)
+    if stray:
+        raise BookError(f"book.yaml: no chapter takes the ledger rows of {stray}")
+    (src / "index.md").write_text(landing_md(ctx, structure["chapters"], values))
+    (src / "ledger.md").write_text(ledger_md(ctx, structure["chapters"]))
+    (src / "methods.md").write_text(methods_md(ctx))
+    (src / "code.md").write_text(code_md())
+    (src / "conf.py").write_text(CONF.format(substitutions=values, title=f"paperlib ({profile} profile)"))
+    return ctx
+
+
+def sphinx(src: Path, out: Path, builder: str, jobs: int = 1) -> None:
+    cmd = [sys.executable, "-m", "sphinx", "-b", builder, "-q", "-E", "-j", str(jobs), str(src), str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=paths.ROOT)
+    problems = [ln for ln in r.stderr.splitlines() if "WARNING" in ln or "ERROR" in ln]
+    if r.returncode or problems:
+        raise BookError(f"sphinx-build -b {builder} failed (rc {r.returncode}):\n" + "\n".join(problems[:20] or
+                                                                                            r.stderr.splitlines()[-20:]))
+
+
+def shown_notebooks() -> set[str]:
+    """The summary notebooks the book gives a page: committed executed, with their outputs (each under 1 MB). Every
+    other committed executed notebook is a per-dataset job, committed stripped (``make strip-notebooks``)."""
+    structure = yaml.safe_load(STRUCTURE.read_text())
+    return {s["notebook"] for ch in structure["chapters"] for s in ch["sections"] if s.get("notebook")}
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def print_pdf(html: Path, pdf: Path) -> None:
+    exe = chromium()
+    if exe is None:
+        raise BookError("no Chromium to print the PDF (Debian package chromium); --pdf no builds the site alone")
+    cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-pdf-header-footer", "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
+           f"--print-to-pdf={pdf}", html.as_uri()]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if r.returncode or not pdf.exists():
+        raise BookError(f"chromium could not print {html}: {r.stderr[-1500:]}")
+
+
+def build(profile: str, figures: Path, executed: Path, out: Path, *, config: dict | None = None,
+          pdf: bool = True, work: Path | None = None, jobs: int = 2) -> dict:
+    """Build the site into ``out`` (replaced) and, with ``pdf``, ``out/paperlib-<profile>.pdf``."""
+    t0 = time.perf_counter()
+    work = Path(work or paths.ROOT / "build" / "book" / profile)
+    src = work / "src"
+    ctx = source_tree(profile, Path(figures), Path(executed), config, src)
+    if out.exists():
+        shutil.rmtree(out)
+    sphinx(src, out, "html", jobs)
+    info = dict(index=out / "index.html", notebooks=sorted(ctx.in_book), missing=ctx.missing, rows=len(ctx.claims))
+    if pdf:
+        single = work / "singlehtml"
+        if single.exists():
+            shutil.rmtree(single)
+        sphinx(src, single, "singlehtml", jobs)
+        info["pdf"] = out / f"paperlib-{profile}.pdf"
+        print_pdf(single / "index.html", info["pdf"])
+    info["seconds"] = round(time.perf_counter() - t0, 1)
+    return info
+
+
+def profile_config(profile: str) -> dict | None:
+    """The configuration a profile folder was made with (``smoke-partial`` -> smoke), if it is a shipped one."""
+    from .config import load_config
+
+    name = profile.removesuffix("-partial")
+    try:
+        return copy.deepcopy(load_config(name))
+    except Exception:  # a custom profile: captions that need it say so
+        return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m paperlib.pipeline.book", description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="paper")
+    ap.add_argument("--figures", type=Path, help="default figures/<profile>")
+    ap.add_argument("--executed", type=Path, help="default results/<profile>/notebooks")
+    ap.add_argument("--config", type=Path, help="the profile's configuration (default: the shipped one)")
+    ap.add_argument("--out", type=Path, help="default site/<profile>")
+    ap.add_argument("--work", type=Path, help="where the book's sources are written (default build/book/<profile>)")
+    ap.add_argument("--pdf", choices=("auto", "yes", "no"), default="auto",
+                    help="print the PDF with Chromium: auto = when Chromium is installed (default)")
+    ap.add_argument("--job-notebooks", nargs="*", metavar="IPYNB",
+                    help="print which of these notebooks are per-dataset jobs (committed stripped) and exit")
+    args = ap.parse_args(argv)
+    if args.job_notebooks is not None:
+        shown = shown_notebooks()
+        print("\n".join(f for f in args.job_notebooks if Path(f).stem not in shown))
+        return 0
+    root = paths.ROOT
+    figures = args.figures or root / "figures" / args.profile
+    executed = args.executed or root / "results" / args.profile / "notebooks"
+    out = args.out or root / "site" / args.profile
+    if args.config:
+        from .config import load_config
+
+        config = load_config(args.config)
+    else:
+        config = profile_config(args.profile)
+    try:
+        pdf = args.pdf == "yes" or (args.pdf == "auto" and chromium() is not None)
+        if args.pdf == "auto" and not pdf:
+            print("report: no Chromium (Debian package chromium): building the site without the PDF", file=sys.stderr)
+        info = build(args.profile, figures, executed, out, config=config, pdf=pdf, work=args.work)
+    except BookError as exc:
+        print(f"report: {exc}", file=sys.stderr)
+        return 2
+    print(f"report: {info['index']} ({info['rows']} ledger rows, {len(info['notebooks'])} notebooks, "
+          f"{info['seconds']} s)" + (f"; PDF {info['pdf']}" if "pdf" in info else ""))
+    if info["missing"]:
+        print("report: not produced in this profile: " + ", ".join(info["missing"]), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

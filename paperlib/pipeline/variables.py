@@ -1,0 +1,94 @@
+"""Numbers in prose from the committed results, never typed by hand (as showyourwork's variables do).
+
+:func:`variables` reads every profile's ledger (``figures/<profile>/claims.csv``) into named values such as
+``paper_rows`` or ``paper_pulse_holds``. The README marks each number it quotes as
+``<!-- v:paper_rows -->90<!-- /v -->``; :func:`sync` rewrites what sits between the markers, so a rerun cannot
+leave a stale number behind. The report's pages use the same values (MyST substitutions). ``python -m
+paperlib.pipeline.variables README.md`` rewrites the file; ``--check`` exits 1 naming every stale number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..decide import Verdict
+from ..ledger import Claim, summary_table
+
+PAPER_KEYS = {  # ledger paper label -> the short key used in variable names
+    "Zhou et al. 2025": "zhou",
+    "Tolochinsky et al. 2026 (PULSE)": "pulse",
+    "Saha et al. 2026 (ROBIN)": "robin",
+}
+MARK = re.compile(r"<!-- v:([a-z0-9_]+) -->(.*?)<!-- /v -->", re.S)
+
+
+def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
+    """Counts of one ledger: rows, rows per verdict, and per paper (the papers' own rows and paperlib's)."""
+    v = {f"{prefix}_rows": len(claims)}
+    own = claims[claims.paper.isin(PAPER_KEYS)]
+    ours = claims[~claims.paper.isin(PAPER_KEYS)]
+    v[f"{prefix}_paper_rows"], v[f"{prefix}_paperlib_rows"] = len(own), len(ours)
+    for verdict in Verdict:
+        v[f"{prefix}_{verdict}"] = int((claims.verdict == verdict).sum())
+        v[f"{prefix}_paper_{verdict}"] = int((own.verdict == verdict).sum())
+        for label, key in PAPER_KEYS.items():
+            v[f"{prefix}_{key}_{verdict}"] = int(((claims.paper == label) & (claims.verdict == verdict)).sum())
+    for label, key in PAPER_KEYS.items():
+        v[f"{prefix}_{key}_rows"] = int((claims.paper == label).sum())
+    rows = [Claim(r.paper, r.claim, "", "", "", r.verdict) for r in claims.itertuples()] if "claim" in claims else \
+        [Claim(r.paper, "", "", "", "", r.verdict) for r in claims.itertuples()]
+    v[f"{prefix}_table"] = "\n" + summary_table(rows)
+    return {k: str(x) for k, x in v.items()}
+
+
+def variables(figures: Path = Path("figures")) -> dict[str, str]:
+    """Every named value, for each profile folder under ``figures`` that has a ledger."""
+    out: dict[str, str] = {}
+    for csv in sorted(Path(figures).glob("*/claims.csv")):
+        profile = csv.parent.name
+        if re.fullmatch(r"[a-z]+", profile):
+            out.update(ledger_values(pd.read_csv(csv), profile))
+    return out
+
+
+def sync(text: str, values: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with every marked number replaced by its value; also the names whose value changed.
+
+    Raises ``KeyError`` naming a marker whose variable does not exist."""
+    changed: list[str] = []
+
+    def repl(m):
+        name, old = m.group(1), m.group(2)
+        if name not in values:
+            raise KeyError(f"unknown variable {name!r} (known: {', '.join(sorted(values)[:8])}, ...)")
+        if old != values[name]:
+            changed.append(f"{name}: {old} -> {values[name]}")
+        return f"<!-- v:{name} -->{values[name]}<!-- /v -->"
+
+    return MARK.sub(repl, text), changed
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m paperlib.pipeline.variables", description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+", type=Path, help="Markdown files with <!-- v:name --> markers")
+    ap.add_argument("--figures", type=Path, default=Path("figures"))
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a number is stale")
+    args = ap.parse_args(argv)
+    values, stale = variables(args.figures), []
+    for f in args.files:
+        new, changed = sync(f.read_text(), values)
+        stale += [f"{f}: {c}" for c in changed]
+        if changed and not args.check:
+            f.write_text(new)
+    for s in stale:
+        print(("stale " if args.check else "updated ") + s)
+    return 1 if (stale and args.check) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
