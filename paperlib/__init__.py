@@ -15,3 +15,12 @@ papers.zhou, papers.pulse, papers.robin   experiments, claims, theory and config
 """
 
 __version__ = "0.2.0"
+
+
+def __getattr__(name):
+    """``paperlib.search(models, examples, score, journal)`` without importing torch for a bare ``import paperlib``."""
+    if name == "search":
+        import importlib
+
+        return importlib.import_module(".search", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

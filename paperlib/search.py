@@ -1,4 +1,6 @@
-"""``python -m paperlib search``: a certified best-model search against a live scorer command.
+"""A certified best-model search against a live scorer: ``python -m paperlib search`` (a scorer command) or
+``paperlib.search(models, examples, score)`` (a Python callable, or a command string), with the same journal and
+result.
 
 The scorer is any program: it receives one pair as a JSON object ``{"model": ..., "example": ...}``
 on standard input and prints one score in [0, 1]. Pairs of a request are scored ``workers`` at a
@@ -105,6 +107,46 @@ class Scorer:
             value = math.nan
         if not 0.0 <= value <= 1.0:
             return None, f"output is not a number in [0, 1]: {text[-100:]!r}"
+        return value, None
+
+
+class CallableScorer:
+    """A Python callable ``score(model, example) -> float in [0, 1]`` as a scorer, called from the worker threads.
+
+    An exception is that attempt's failure (its last traceback lines are the message), as is a value that is not a
+    number in [0, 1]. Its identity, recorded in the journal header, is the callable's qualified name and the SHA-256
+    of its source, so a resume with another function (or an edited one) is refused like a changed scorer command.
+    """
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"score must be a callable (model, example) -> float or a command string, got {fn!r}")
+        self.fn = fn
+
+    def identity(self) -> dict:
+        import inspect
+
+        name = f"{getattr(self.fn, '__module__', '?')}.{getattr(self.fn, '__qualname__', type(self.fn).__name__)}"
+        try:
+            digest = hashlib.sha256(inspect.getsource(self.fn).encode()).hexdigest()
+        except (OSError, TypeError):  # built in, or defined where no source is kept
+            digest = None
+        return {"scorer": f"python:{name}", "scorer_files_sha256": {"source": digest} if digest else {}}
+
+    def __call__(self, model: str, example) -> tuple[float | None, str | None]:
+        import traceback
+
+        try:
+            value = self.fn(model, example)
+        except Exception as exc:  # the scorer's failure, not ours: journaled and retried
+            tb = "".join(traceback.format_exception(exc)).encode()
+            return None, f"raised {type(exc).__name__}: {stderr_tail(tb)}"
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return None, f"returned {value!r}, not a number in [0, 1]"
+        if not 0.0 <= value <= 1.0:
+            return None, f"returned {value!r}, not a number in [0, 1]"
         return value, None
 
 
@@ -271,3 +313,62 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
         finished = time.time()
         out.update(started_at=_iso(started), finished_at=_iso(finished), wall_s=round(finished - started, 3))
     return out
+
+
+def search(models, examples, score, journal, *, json_out=None, method: str = "ucbe", budget: int | None = None,
+           delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
+           max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
+           backoff: float = 0.1) -> dict:
+    """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
+
+    Parameters
+    ----------
+    models : sequence of str
+        Distinct model (or prompt) names.
+    examples : sequence
+        The benchmark; each example is handed to ``score`` as is (it must be JSON-serialisable for a command).
+    score : callable or str
+        ``score(model, example) -> float`` in [0, 1], called from ``workers`` threads; or a command line that reads
+        ``{"model": ..., "example": ...}`` on standard input and prints the score (as ``python -m paperlib search``).
+    journal : path
+        Every score is appended here as it arrives; calling again with the same arguments resumes from it and pays
+        for no pair twice (the journal is locked while a search runs).
+    json_out : path, optional
+        Also write the result as JSON (refused if it is the journal).
+    method, budget, delta, top_k, seed, workers, retries, max_failures, stop, backoff
+        As the command's flags (``python -m paperlib search --help``).
+
+    Returns
+    -------
+    dict
+        The command's JSON: ``best``, ``certified``, ``estimates``, ``intervals``, ``calls``, ``calls_per_model``,
+        ``calls_saved`` (certified answers only), timestamps, ``method``, ``journal``.
+    """
+    from .checks import check_output_path
+
+    if isinstance(models, (str, bytes)) or isinstance(examples, (str, bytes)):
+        raise TypeError("models and examples are sequences (read files with read_models / read_examples)")
+    models, examples = [str(x) for x in models], list(examples)
+    if len(models) < 2 or len(set(models)) != len(models):
+        raise ValueError(f"need at least 2 distinct model names, got {models[:5]}")
+    if not examples:
+        raise ValueError("no examples")
+    scorer = Scorer(score, timeout) if isinstance(score, str) else CallableScorer(score)
+    if json_out is not None:
+        json_out = check_output_path(json_out, "json_out", inputs=[journal])
+    out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, top_k=top_k,
+                     seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
+                     progress=progress, backoff=backoff)
+    if json_out is not None:
+        Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
+    return out
+
+
+class _CallableModule(type(sys)):
+    """``paperlib.search(...)`` calls :func:`search`; the module's other names stay importable."""
+
+    def __call__(self, *args, **kwargs):
+        return search(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -337,3 +337,85 @@ def test_a_slow_pair_does_not_hold_back_the_scores_that_arrived_before_it(setup)
     first = [r for r in records if r["type"] == "score" and r["request"] == 0]
     assert len(slow) == 1 and len(first) == 4
     assert first[-1]["index"] == slow[0] and first[0]["index"] != slow[0]  # the slow pair's score is written last
+
+
+# ------------------------------------------------------------------------------ the Python API, a callable scorer
+
+def _score_table(seed=0, n=4, m=300):
+    """A fixed 0/1 table with distinct model means (0.30, 0.45, 0.60, 0.80): the callable looks it up."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    means = np.array([0.30, 0.45, 0.60, 0.80])[:n]
+    return {f"m{i}": (rng.random(m) < means[i]).astype(float) for i in range(n)}
+
+
+def test_python_api_with_a_callable_certifies_resumes_and_pays_nothing_twice(tmp_path):
+    import threading
+
+    import paperlib
+
+    table = _score_table()
+    calls, lock = Counter(), threading.Lock()
+
+    def score(model, example):
+        with lock:
+            calls[(model, example["id"])] += 1
+        return table[model][example["id"]]
+
+    models, examples = list(table), [{"id": j} for j in range(300)]
+    journal = tmp_path / "run.jsonl"
+    out = paperlib.search(models, examples, score, journal, delta=0.05, workers=4, json_out=tmp_path / "r.json")
+    assert out["certified"] and out["best"] == "m3"
+    assert max(calls.values()) == 1 and sum(calls.values()) == out["calls"] < 4 * 300
+    assert json.loads((tmp_path / "r.json").read_text())["best"] == "m3"
+    header = json.loads(journal.read_text().splitlines()[0])
+    assert header["meta"]["scorer"].startswith("python:") and header["meta"]["scorer_files_sha256"]["source"]
+    again = paperlib.search(models, examples, score, journal, delta=0.05, workers=2)  # resume: nothing to pay
+    assert again["calls"] == out["calls"] and sum(calls.values()) == out["calls"]
+
+
+def test_python_api_refuses_another_function_on_resume_and_journals_exceptions(tmp_path):
+    import paperlib
+
+    table = _score_table()
+    models, examples = list(table), [{"id": j} for j in range(300)]
+
+    failed_once = set()
+
+    def flaky(model, example):  # the first call of every 7th example fails; it is tried again later
+        if example["id"] % 7 == 0 and (model, example["id"]) not in failed_once:
+            failed_once.add((model, example["id"]))
+            raise RuntimeError(f"upstream 503 for {model}")
+        return table[model][example["id"]]
+
+    journal = tmp_path / "run.jsonl"
+    out = paperlib.search(models, examples, flaky, journal, delta=0.05, retries=0, max_failures=1000, budget=200)
+    failures = [json.loads(x) for x in journal.read_text().splitlines()[1:] if '"error"' in x]
+    assert out["failures"] > 0 and failures and all("RuntimeError: upstream 503" in f["error"] for f in failures)
+
+    def other(model, example):
+        return 0.5
+
+    with pytest.raises(Exception, match="scorer"):
+        paperlib.search(models, examples, other, journal, delta=0.05, budget=400)
+
+
+@pytest.mark.parametrize("value, msg", [(1.5, "not a number in \\[0, 1\\]"), ("x", "not a number"), (None, "not a number")])
+def test_a_callable_returning_a_non_score_is_that_calls_failure(value, msg):
+    from paperlib.search import CallableScorer
+
+    got, err = CallableScorer(lambda m, e: value)("a", 1)
+    assert got is None and err and __import__("re").search(msg, err)
+
+
+def test_python_api_bad_input_is_refused_before_any_call(tmp_path):
+    import paperlib
+
+    with pytest.raises(TypeError, match="callable"):
+        paperlib.search(["a", "b"], [1, 2], 42, tmp_path / "j.jsonl")
+    with pytest.raises(ValueError, match="distinct"):
+        paperlib.search(["a", "a"], [1, 2], lambda m, e: 0.5, tmp_path / "j.jsonl")
+    with pytest.raises(ValueError, match="input"):
+        paperlib.search(["a", "b"], [1, 2], lambda m, e: 0.5, tmp_path / "j.jsonl", json_out=tmp_path / "j.jsonl")
+    assert not (tmp_path / "j.jsonl").exists()
