@@ -64,3 +64,4 @@ benchmark: setup
 strip-notebooks: setup
 	$(VENV)/bin/nbstripout notebooks/*.ipynb
 	$(PY) -m paperlib.pipeline.book --job-notebooks $$(git ls-files 'results/*/notebooks/*.ipynb') | xargs -r $(VENV)/bin/nbstripout
+	$(PY) -m paperlib.pipeline.book --compact $$(git ls-files 'results/*/notebooks/*.ipynb')

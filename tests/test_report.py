@@ -50,7 +50,7 @@ def check_site(site: Path, shots: dict[str, Path] | None = None) -> dict:
     """Load every page; fails on a console error, a broken image or internal link, a machine path, or a notebook
     page with no output. Returns counts and the landing page's verdict tables."""
     site = site.resolve()
-    pages = sorted(site.rglob("*.html"))
+    pages = sorted(p for p in site.rglob("*.html") if p.relative_to(site).parts[0] != "_static")  # theme templates
     assert pages, f"no pages in {site}"
     d = browser()
     n_img = n_links = 0

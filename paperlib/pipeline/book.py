@@ -252,7 +252,8 @@ class Context:
     home: dict[str, str] = field(default_factory=dict)  # claim id -> the section notebook it is shown under
 
 
-def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bool = False) -> str:
+def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bool = False,
+               heading: str = "What the paper states, and what we measured") -> str:
     out = [f"## {sec['title']}", ""]
     nb = sec.get("notebook")
     if nb:
@@ -295,7 +296,7 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
     mine = [c for c in ctx.claims if c.paper in chapter_labels and c.claim not in ctx.placed
             and (leftovers or (nb and ctx.home.get(c.claim) == nb))]
     if mine:
-        out += ["### What the paper states, and what we measured" if not leftovers else "### The rows", ""]
+        out += [f"### {heading}", ""]
         for c in mine:
             ctx.placed.add(c.claim)
             out.append(claim_card(c, ctx.code_index, ctx.in_book))
@@ -313,7 +314,8 @@ def chapter_md(ch: dict, ctx: Context) -> str:
              f"This chapter holds {len(mine)} ledger rows ({counts}). Rows marked *paperlib row* test our own "
              "setting or method and are not counted in the paper's tally.", ""]
     for sec in ch["sections"]:  # a section without a notebook takes the chapter's remaining rows
-        parts.append(section_md(sec, labels, ctx, leftovers=not sec.get("notebook")))
+        parts.append(section_md(sec, labels, ctx, leftovers=not sec.get("notebook"),
+                                **({"heading": ch["rows_heading"]} if "rows_heading" in ch else {})))
     rest = [c for c in mine if c.claim not in ctx.placed]
     if rest:
         parts.append(section_md({"title": "Other rows", "notebook": None}, labels, ctx, leftovers=True))
@@ -586,6 +588,39 @@ def shown_notebooks() -> set[str]:
     return {s["notebook"] for ch in structure["chapters"] for s in ch["sections"] if s.get("notebook")}
 
 
+def compact_notebook(path: Path, max_width: int = 1100) -> int:
+    """Commit an executed notebook at display size: every inline PNG wider than ``max_width`` pixels scaled down,
+    then stored with an adaptive 256-colour palette (plots lose nothing visible), machine paths removed from the
+    text outputs. Rewrites ``path``; returns its new size in bytes."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    nb = json.loads(Path(path).read_text())
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            if "image/png" in data:
+                raw = data["image/png"]
+                im = Image.open(io.BytesIO(base64.b64decode("".join(raw) if isinstance(raw, list) else raw)))
+                if im.width > max_width:
+                    im = im.resize((max_width, round(im.height * max_width / im.width)), Image.LANCZOS)
+                im = im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT)
+                buf = io.BytesIO()
+                im.save(buf, format="PNG", optimize=True)
+                data["image/png"] = base64.b64encode(buf.getvalue()).decode() + "\n"
+                o.setdefault("metadata", {}).pop("image/png", None)
+            for key in ("text/plain", "text/markdown"):
+                if key in data:
+                    v = data[key]
+                    data[key] = [scrub(x) for x in v] if isinstance(v, list) else scrub(v)
+            if "text" in o:
+                o["text"] = [scrub(x) for x in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
+    Path(path).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return Path(path).stat().st_size
+
+
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
@@ -606,9 +641,10 @@ def build(profile: str, figures: Path, executed: Path, out: Path, *, config: dic
           pdf: bool = True, work: Path | None = None, jobs: int = 2) -> dict:
     """Build the site into ``out`` (replaced) and, with ``pdf``, ``out/paperlib-<profile>.pdf``."""
     t0 = time.perf_counter()
-    work = Path(work or paths.ROOT / "build" / "book" / profile)
+    work = Path(work or paths.ROOT / "build" / "book" / profile).resolve()
+    out, figures, executed = Path(out).resolve(), Path(figures).resolve(), Path(executed).resolve()
     src = work / "src"
-    ctx = source_tree(profile, Path(figures), Path(executed), config, src)
+    ctx = source_tree(profile, figures, executed, config, src)
     if out.exists():
         shutil.rmtree(out)
     sphinx(src, out, "html", jobs)
@@ -647,7 +683,15 @@ def main(argv=None) -> int:
                     help="print the PDF with Chromium: auto = when Chromium is installed (default)")
     ap.add_argument("--job-notebooks", nargs="*", metavar="IPYNB",
                     help="print which of these notebooks are per-dataset jobs (committed stripped) and exit")
+    ap.add_argument("--compact", nargs="*", metavar="IPYNB",
+                    help="rewrite these executed summary notebooks at display size for committing, and exit")
     args = ap.parse_args(argv)
+    if args.compact is not None:
+        shown = shown_notebooks()
+        for f in args.compact:
+            if Path(f).stem in shown:
+                print(f"{f}: {compact_notebook(Path(f)) / 1e6:.2f} MB")
+        return 0
     if args.job_notebooks is not None:
         shown = shown_notebooks()
         print("\n".join(f for f in args.job_notebooks if Path(f).stem not in shown))
