@@ -40,7 +40,7 @@ STRUCTURE = Path(__file__).with_name("book.yaml")
 CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
                 "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
 RULES = ("comparison", "within_limit", "equivalence", "all_any", "fisher_counts", "fisher_rates")
-MAX_TABLE_ROWS = 25
+MAX_TABLE_ROWS = 12
 MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/)")  # what a reader must never see
 _ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch)/[^\s'\"<>()\[\]]*?/)"
                        r"(?=(?:results|figures|notebooks|paperlib|logs|data|site|tests)/)")
@@ -588,28 +588,28 @@ def shown_notebooks() -> set[str]:
     return {s["notebook"] for ch in structure["chapters"] for s in ch["sections"] if s.get("notebook")}
 
 
-def compact_notebook(path: Path, max_width: int = 1100) -> int:
-    """Commit an executed notebook at display size: every inline PNG wider than ``max_width`` pixels scaled down,
-    then stored with an adaptive 256-colour palette (plots lose nothing visible), machine paths removed from the
-    text outputs. Rewrites ``path``; returns its new size in bytes."""
+NOTEBOOK_BYTES = 950_000  # the budget of a committed executed notebook (under 1 MB)
+
+
+def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
+    """Commit an executed notebook at display size: its inline PNGs scaled to at most 1100 pixels wide and stored
+    with an adaptive palette (256 colours; fewer colours and pixels, down to 900 wide and 64 colours, only if the
+    notebook would exceed ``budget`` bytes), machine paths removed from the text outputs. Rewrites ``path``;
+    returns its new size in bytes."""
     import base64
     import io
 
     from PIL import Image
 
     nb = json.loads(Path(path).read_text())
+    images = []
     for cell in nb.get("cells", []):
         for o in cell.get("outputs", []):
             data = o.get("data", {})
             if "image/png" in data:
                 raw = data["image/png"]
-                im = Image.open(io.BytesIO(base64.b64decode("".join(raw) if isinstance(raw, list) else raw)))
-                if im.width > max_width:
-                    im = im.resize((max_width, round(im.height * max_width / im.width)), Image.LANCZOS)
-                im = im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT)
-                buf = io.BytesIO()
-                im.save(buf, format="PNG", optimize=True)
-                data["image/png"] = base64.b64encode(buf.getvalue()).decode() + "\n"
+                images.append((data, Image.open(io.BytesIO(base64.b64decode("".join(raw) if isinstance(raw, list)
+                                                                          else raw))).convert("RGB")))
                 o.setdefault("metadata", {}).pop("image/png", None)
             for key in ("text/plain", "text/markdown"):
                 if key in data:
@@ -617,7 +617,17 @@ def compact_notebook(path: Path, max_width: int = 1100) -> int:
                     data[key] = [scrub(x) for x in v] if isinstance(v, list) else scrub(v)
             if "text" in o:
                 o["text"] = [scrub(x) for x in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
-    Path(path).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    for width, colours in ((1100, 256), (1000, 128), (900, 64)):
+        for data, im in images:
+            if im.width > width:
+                im = im.resize((width, round(im.height * width / im.width)), Image.LANCZOS)
+            buf = io.BytesIO()
+            im.quantize(colours, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", optimize=True)
+            data["image/png"] = base64.b64encode(buf.getvalue()).decode() + "\n"
+        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+        if len(text.encode()) <= budget:
+            break
+    Path(path).write_text(text)
     return Path(path).stat().st_size
 
 
