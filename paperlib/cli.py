@@ -56,6 +56,8 @@ def _simulate_parser(sub):
                    help="certified (needs --delta): each repetition stops at its first certificate, the budget is a cap")
     p.add_argument("--tie-tol", type=float, default=0.0,
                    help="rows within this of the top mean all count as the best (true_best_set; default 0: exact ties)")
+    p.add_argument("--epsilon", type=float, default=0.0,
+                   help="with --delta: certify a row within epsilon of the best (default 0: the best)")
     p.add_argument("--a", type=float, default=None, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
     p.add_argument("--batch-mode", choices=["row", "pending"], default=None,
                    help="ucbe / ucbe-sync with --batch-size > 1: row (default; Zhou et al. Sec. 4.3: the top method and b "
@@ -165,6 +167,10 @@ def cmd_simulate(args) -> int:
     if args.delta is not None:
         check_delta(args.delta, "--delta")
     check_scalar(args.tie_tol, "--tie-tol", float, low=0.0, high=1.0, closed="left")
+    check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
+    if args.method == "auto" and args.stop == "certified":  # fixed confidence: the rule aimed at the certificate
+        args.method = "lucb-pd"
+        print("auto with --stop certified: running lucb-pd", file=sys.stderr)
     spec = METHODS[args.method]
     method_params(args, spec)
     mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
@@ -174,7 +180,8 @@ def cmd_simulate(args) -> int:
     if spec.needs_factors:
         params["v"] = _pulse_v(args, m)
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
-                   progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol, **params)
+                   progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol,
+                   epsilon=args.epsilon, **params)
     best = res.best[0].tolist()
     out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
@@ -400,8 +407,12 @@ def _search_parser(sub):
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
     p.add_argument("--method", default="auto", choices=["auto", *STUDY_METHODS],
-                   help="policy (default auto = ucbe: stopping at a certificate needs an anytime method); these draw "
-                        "each model's examples uniformly, which the intervals need")
+                   help="policy (default auto: lucb-pd, aimed at the certificate, when stopping at one; ucbe with "
+                        "--top-k > 1 or --stop budget); these draw each model's examples uniformly, which the "
+                        "intervals need")
+    p.add_argument("--epsilon", type=float, default=0.0,
+                   help="certify a model within epsilon of the best (default 0: the best); near-tied models then stop "
+                        "early")
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
                    help="stop once certified (default) or spend the whole budget")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -420,7 +431,14 @@ def _search_parser(sub):
 
 
 def cmd_search(args) -> int:
-    from .search import Scorer, SearchInterrupted, read_examples, read_models, run_search
+    from .search import (
+        Scorer,
+        SearchInterrupted,
+        read_examples,
+        read_models,
+        resolve_auto,
+        run_search,
+    )
 
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
     check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal))
@@ -428,11 +446,15 @@ def cmd_search(args) -> int:
     check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
     check_scalar(args.backoff, "--backoff", float, low=0.0)
     check_scalar(args.log_every, "--log-every", float, low=0.0)
+    check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
     models, examples = read_models(args.models), read_examples(args.examples)
-    method = "ucbe" if args.method == "auto" else args.method
+    method = resolve_auto(args.method, args.stop, args.top_k)
+    if method != args.method:
+        print(f"auto: running {method}", file=sys.stderr)
     try:
         out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
-                         budget=args.budget, delta=args.delta, top_k=args.top_k, seed=args.seed, workers=args.workers,
+                         budget=args.budget, delta=args.delta, epsilon=args.epsilon, top_k=args.top_k, seed=args.seed,
+                         workers=args.workers,
                          retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
                          log_every=args.log_every, stop=args.stop, progress=not args.quiet)
     except SearchInterrupted as exc:

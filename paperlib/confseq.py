@@ -165,12 +165,19 @@ class WoRMeanCS:
         self.upper = torch.ones(shape, dtype=torch.float64, device=device)
         self._reps = torch.arange(reps, device=device)
 
-    def update(self, rows: torch.Tensor, scores: torch.Tensor) -> None:
+    def update(self, rows: torch.Tensor, scores: torch.Tensor, sparse: bool = False) -> None:
+        """Absorb (R, k) draws. ``sparse``: refresh only the streams the draws touched (the others' intervals cannot
+        change; worth it when a batch touches few of many streams, as the pair sequences of ``lucb-pd``)."""
         if self._parts:
             for part in self._parts:
-                part.update(rows, scores)
-            self.lower = torch.maximum(self._parts[0].lower, self._parts[1].lower)
-            self.upper = torch.minimum(self._parts[0].upper, self._parts[1].upper)
+                part.update(rows, scores, sparse)
+            if sparse:
+                r, c = self._touched(rows)
+                self.lower[r, c] = torch.maximum(self._parts[0].lower[r, c], self._parts[1].lower[r, c])
+                self.upper[r, c] = torch.minimum(self._parts[0].upper[r, c], self._parts[1].upper[r, c])
+            else:
+                self.lower = torch.maximum(self._parts[0].lower, self._parts[1].lower)
+                self.upper = torch.minimum(self._parts[0].upper, self._parts[1].upper)
             return
         rows = rows.long()
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
@@ -190,7 +197,18 @@ class WoRMeanCS:
         self.dev_sq.index_put_((r, rows), e, accumulate=True)
         self.count.index_put_((r, rows), torch.ones_like(x), accumulate=True)
         self.sum.index_put_((r, rows), x, accumulate=True)
-        self._refresh()
+        if sparse:
+            r, c = self._touched(rows)
+            self.lower[r, c], self.upper[r, c] = running_interval(
+                self.centre[r, c], self.scale[r, c], self.slack_sq[r, c], self.delta, self.sum[r, c],
+                self.count[r, c], self.population, self.lower[r, c], self.upper[r, c])
+        else:
+            self._refresh()
+
+    def _touched(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The distinct (repetition, stream) pairs of a batch."""
+        flat = torch.unique((self._reps[:, None] * self.lower.shape[1] + rows.long()).reshape(-1))
+        return flat // self.lower.shape[1], flat % self.lower.shape[1]
 
     def _refresh(self) -> None:
         self.lower, self.upper = running_interval(self.centre, self.scale, self.slack_sq, self.delta, self.sum,
@@ -246,9 +264,11 @@ class PredictableRangeCS:
                                                   seen_count, self.population, self.lower, self.upper)
 
 
-def certify(lower: torch.Tensor, upper: torch.Tensor, estimate: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def certify(lower: torch.Tensor, upper: torch.Tensor, estimate: torch.Tensor,
+            epsilon: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """The best-model certificate: the row with the highest ``estimate`` is certified when its lower bound
-    exceeds every other row's upper bound.
+    exceeds every other row's upper bound minus ``epsilon`` (an epsilon-best certificate: the certified row is
+    within epsilon of the best).
 
     With each row's interval a (1 - delta / n) confidence sequence, a certified choice is the best
     model with probability >= 1 - delta, at whatever step it is made (union bound over the n rows;
@@ -262,7 +282,7 @@ def certify(lower: torch.Tensor, upper: torch.Tensor, estimate: torch.Tensor) ->
     best = estimate.argmax(dim=-1)
     lo_best = lower.gather(-1, best[..., None]).squeeze(-1)
     others = upper.scatter(-1, best[..., None], -torch.inf)
-    return best, lo_best > others.amax(dim=-1)
+    return best, lo_best > others.amax(dim=-1) - float(epsilon)
 
 
 def certify_top_k(lower: torch.Tensor, upper: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:

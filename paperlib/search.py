@@ -158,7 +158,7 @@ def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
 
 
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
-               delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
+               delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
                progress: bool = True, backoff: float = 0.1, log_every: float = 5.0) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
@@ -181,10 +181,10 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     meta = scorer.identity()
     if journal.exists():  # --workers is concurrency only: the batch is the journal's
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
-                             budget=budget, meta=meta)
+                             epsilon=epsilon, budget=budget, meta=meta)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
-                      meta=meta, **params)
+                      meta=meta, epsilon=epsilon, **params)
 
     try:
         def certified() -> bool:
@@ -299,7 +299,7 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
     per_model = Counter(i for i, _ in study.seen)
     out = dict(best=study.best(), estimates={k: (None if math.isnan(v) else v) for k, v in study.estimates().items()},
                intervals={k: list(v) for k, v in iv.items()},
-               certified=study.certified, delta=study.delta, calls=study.calls,
+               certified=study.certified, delta=study.delta, epsilon=study.epsilon, calls=study.calls,
                calls_per_model={name: per_model.get(i, 0) for i, name in enumerate(study.models)},
                failures=study.failures, method=study.method, seed=study.seed, journal=str(journal),
                models=n, examples=m)
@@ -315,8 +315,8 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
     return out
 
 
-def search(models, examples, score, journal, *, json_out=None, method: str = "ucbe", budget: int | None = None,
-           delta: float = 0.05, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
+def search(models, examples, score, journal, *, json_out=None, method: str = "auto", budget: int | None = None,
+           delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
            max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
            backoff: float = 0.1) -> dict:
     """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
@@ -335,7 +335,10 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "uc
         for no pair twice (the journal is locked while a search runs).
     json_out : path, optional
         Also write the result as JSON (refused if it is the journal).
-    method, budget, delta, top_k, seed, workers, retries, max_failures, stop, backoff
+    method : str
+        ``auto`` (default) resolves to :func:`resolve_auto`'s choice for a fixed-confidence run (``lucb-pd``); the
+        result's ``method`` says which ran.
+    budget, delta, epsilon, top_k, seed, workers, retries, max_failures, stop, backoff
         As the command's flags (``python -m paperlib search --help``).
 
     Returns
@@ -356,12 +359,27 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "uc
     scorer = Scorer(score, timeout) if isinstance(score, str) else CallableScorer(score)
     if json_out is not None:
         json_out = check_output_path(json_out, "json_out", inputs=[journal])
-    out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, top_k=top_k,
+    method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k)
+    out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
+                     top_k=top_k,
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
                      progress=progress, backoff=backoff)
     if json_out is not None:
         Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
     return out
+
+
+def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True) -> str:
+    """What ``auto`` means: a fixed-confidence run (stop at a certificate) uses ``lucb-pd``, the rule aimed at the
+    certificate (a top-k certificate, which it does not target, uses ``ucbe``); a fixed-budget simulation uses SySRs
+    (``auto``'s policy, the race's recommendation), and a live search with ``--stop budget`` uses ``ucbe`` (a live
+    study must be anytime, so that a resume may raise the budget; SySRs plans its phases from the budget). Other
+    methods are returned as they are."""
+    if method != "auto":
+        return method
+    if stop == "certified":
+        return "lucb-pd" if top_k == 1 else "ucbe"
+    return "ucbe" if live else "auto"
 
 
 class _CallableModule(type(sys)):

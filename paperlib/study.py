@@ -37,7 +37,7 @@ from pathlib import Path
 import torch
 
 from . import __version__
-from .checks import check_delta
+from .checks import check_delta, check_scalar
 from .confseq import WoRMeanCS, certify, certify_top_k
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
@@ -108,6 +108,8 @@ class Study:
         Pairs to score at most (default: all of them).
     delta : float
         Confidence level of the intervals and of the certificate (union bound over the models).
+    epsilon : float
+        Certify an epsilon-best model (within epsilon of the best) instead of the best (default 0).
     journal : path, optional
         A new JSON-lines file to record the study in (an existing file is refused: use :meth:`resume`).
     seed : int
@@ -116,7 +118,8 @@ class Study:
     """
 
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
-                 journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, **params):
+                 journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, epsilon: float = 0.0,
+                 **params):
         models = [str(x) for x in models]
         examples = list(examples)
         if len(set(models)) != len(models):
@@ -124,11 +127,16 @@ class Study:
         if len(models) < 2 or not examples:
             raise ValueError(f"need at least 2 models and 1 example (got {len(models)} and {len(examples)})")
         delta = check_delta(delta)
+        epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
+        policy_params = dict(params)
+        if method in METHODS and hasattr(METHODS[method].cls, "certificate"):  # its own (paired) certificate
+            policy_params = {"delta": delta, "epsilon": epsilon, **params}
         n, m = len(models), len(examples)
         budget = n * m if budget is None else budget
         self.models, self.examples = models, examples
         self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
-        self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **params)
+        self.epsilon = float(epsilon)
+        self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **policy_params)
         if method not in STUDY_METHODS:
             raise ValueError(f"method {method} is not supported by Study; use one of {', '.join(STUDY_METHODS)} (their "
                              "intervals are valid and their estimates draw no random numbers, so a journal replays)")
@@ -143,7 +151,8 @@ class Study:
         self._journal: Path | None = None
         self._lock = None
         self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
-                            seed=self.seed, budget=self.budget, delta=self.delta, models=models, n_examples=m,
+                            seed=self.seed, budget=self.budget, delta=self.delta, epsilon=self.epsilon,
+                            models=models, n_examples=m,
                             examples_sha256=examples_digest(examples), device=self.policy.device.type,
                             meta=dict(meta or {}))
         if journal is not None:
@@ -235,7 +244,8 @@ class Study:
                                "may only raise it")
         try:
             study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
-                        seed=header["seed"], device=header["device"], meta=recorded_meta, **header["params"])
+                        seed=header["seed"], device=header["device"], meta=recorded_meta,
+                        epsilon=header.get("epsilon", 0.0), **header["params"])
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
@@ -381,6 +391,8 @@ class Study:
         Deterministic on purpose: the policy's own random tie-breaking would draw from the generator
         that makes its decisions, so merely looking at the leader would change the rest of the run
         (and a replayed journal would no longer match)."""
+        if hasattr(self.policy, "certificate"):
+            return self.models[int(self.policy.leader()[0])]
         est = torch.nan_to_num(self.policy.estimate()[0].double(), nan=-torch.inf)
         top = est == est.max()
         lower = torch.where(top, self.cs.lower[0], torch.full_like(est, -torch.inf))
@@ -397,8 +409,12 @@ class Study:
 
     @property
     def certified(self) -> bool:
-        """Whether the chosen model's lower bound exceeds every other model's upper bound."""
-        lead, ok = certify(self.cs.lower, self.cs.upper, self.cs.lower)
+        """Whether the chosen model is certified: its lower bound above every other model's upper bound (minus
+        ``epsilon``), or, for a method with its own certificate (``lucb-pd``), every paired difference's bound."""
+        if hasattr(self.policy, "certificate"):
+            lead, ok = self.policy.certificate()
+        else:
+            lead, ok = certify(self.cs.lower, self.cs.upper, self.cs.lower, self.epsilon)
         return bool(ok[0]) and self.models[int(lead[0])] == self.best()
 
     def top_k(self, k: int) -> tuple[list[str], bool]:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ..checks import check_scalar
 from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
+from .lucb import LUCBPaired
 from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
 from .sysrs import Auto, SySH, SySRs, UCBESync
 from .ucbe import UCBE
@@ -220,6 +221,12 @@ _ROBIN_HOOD = (
 _ROBIN_HOOD_EB = (_ROBIN_HOOD[0], Param("t0", str, 2, "warm-up rounds: experiments, theorem, lemma6 or an integer",
                                         parse=_t0_rounds), _ROBIN_HOOD[2])
 _SYNC_BATCH = (_batch(256, affects_result=False),)
+_LUCB = (
+    Param("delta", float, 0.05, "confidence of the certificate (each pair's sequence at delta / (n - 1))", low=0.0,
+          high=1.0, closed="neither"),
+    Param("epsilon", float, 0.0, "certify the leader as epsilon-best (0: the best)", low=0.0, high=1.0, closed="left"),
+    _batch(1),
+)
 _BASELINE_BATCH = (_batch(1024, affects_result=False),)
 
 _SPECS = [
@@ -257,6 +264,9 @@ _SPECS = [
     MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
                "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe",
                _UCBE, ("batch_mode",), _batch_mode_label("UCB-E (synchronized)")),
+    MethodSpec("lucb-pd", LUCBPaired, MATRIX, "LUCB, paired (ours)",
+               "LUCB on paired differences over synchronized examples, aimed at the certificate (ours)", "certificate",
+               _LUCB, ("epsilon",), lambda p: f"LUCB, paired, eps={float(p['epsilon']):g} (ours)"),
     MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
                "baseline", _SYNC_BATCH, takes_factors=True),

@@ -163,6 +163,7 @@ def simulate(
     delta: float | None = None,
     stop: str = "budget",
     tie_tol: float = 0.0,
+    epsilon: float = 0.0,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -184,6 +185,10 @@ def simulate(
         then the certified row and its ``calls`` the calls spent so far; the largest budget is a cap.
     tie_tol : float
         Rows within ``tie_tol`` of the top mean all count as the best (default 0: exact ties only).
+    epsilon : float
+        Certify an epsilon-best row (its mean within epsilon of the best) instead of the best (default 0).
+        A policy with its own certificate (``lucb-pd``: paired differences) gets ``delta`` and ``epsilon``
+        unless ``params`` sets them, and its certificate is the one reported.
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
@@ -195,7 +200,11 @@ def simulate(
     if stop == "certified" and delta is None:
         raise ValueError("stop='certified' needs delta")
     tie_tol = check_scalar(tie_tol, "tie_tol", float, low=0.0, high=1.0, closed="left")
+    epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
     n, m = matrix.shape
+    own = hasattr(METHODS[parse(method)[0]].cls, "certificate")
+    if own and delta is not None:
+        params = {"delta": delta, "epsilon": epsilon, **params}
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
         return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params)
     dev = get_device(device)
@@ -204,6 +213,11 @@ def simulate(
     cs = None
     if delta is not None:
         cs = interval_tracker(policy, float(delta) / n)
+        if own:
+            certificate = policy.certificate
+        else:
+            def certificate():
+                return certify(cs.lower, cs.upper, cs.lower, epsilon)
         at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
         frozen = torch.full_like(at, -1)
     scores = torch.tensor(np.ascontiguousarray(matrix.scores), device=dev)  # Request.take reads it flat
@@ -218,7 +232,7 @@ def simulate(
             bar.update(req.size)
             if cs is not None:
                 cs.update(req.rows, got)
-                lead, ok = certify(cs.lower, cs.upper, cs.lower)
+                lead, ok = certificate()
                 new = (at < 0) & ok
                 at = torch.where(new, torch.full_like(at, policy.spent), at)
                 frozen = torch.where(new, lead, frozen)
@@ -229,7 +243,7 @@ def simulate(
             pick = torch.where(frozen >= 0, frozen, pick)
         best.append(pick.cpu().numpy())
         if cs is not None:
-            lead, ok = certify(cs.lower, cs.upper, cs.lower)
+            lead, ok = certificate()
             cert.append((ok & (lead == pick)).cpu().numpy())
             ci.append(torch.stack([cs.lower.gather(1, pick[:, None])[:, 0], cs.upper.gather(1, pick[:, None])[:, 0]],
                                   dim=1).cpu().numpy())

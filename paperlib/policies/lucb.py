@@ -1,0 +1,200 @@
+"""LUCB on paired differences (ours): sampling aimed at the best-model certificate.
+
+A certificate that model L is the best needs, for every rival j, a lower confidence bound on mu_L - mu_j above
+zero (or above -epsilon for an epsilon-best certificate). UCB-E spends its calls on the leader; this rule spends
+them where the certificate is weakest, and pairs the comparisons:
+
+* **Synchronized examples.** Each run has one uniformly random order of the m examples; a model's evaluations
+  are a prefix of it (the sampling of SySRs, Lyu et al. 2026). Any two models share the examples of the shorter
+  prefix, a uniform sample without replacement of the benchmark, so the differences s_L(x) - s_j(x) on it give
+  an anytime-valid confidence sequence for mu_L - mu_j (:func:`paperlib.confseq.paired_difference_ci`, here
+  updated online). On correlated models (most LLMs on one benchmark) the differences vary far less than the
+  scores, which is what lets a certificate come early (Saad, Blanchard & Verzelen, NeurIPS 2023, on simultaneous
+  sampling).
+* **LUCB's choice** (Kalyanakrishnan et al. 2012, with the paired bounds): the leader L has the highest mean; the
+  rivals whose bound on mu_L - mu_j is not yet above -epsilon are the open ones, and each step extends the
+  prefixes of the most threatening open rivals (the lowest lower bound first). A rival that has caught up with
+  the leader's prefix waits for the leader, which then advances. A rival whose bound clears is dropped (it is no
+  longer sampled while this leader leads).
+* **Certificate** (:meth:`LUCBPaired.certificate`): every rival's bound above -epsilon. Each pair's sequence
+  runs at delta / (n - 1): on the event that the n - 1 sequences of the true best model's pairs hold (probability
+  >= 1 - delta), a certified leader is within epsilon of the best. The sequences intersect the certain bounds of
+  the unseen examples, so a pair collapses to its exact difference once both models have seen all m examples and
+  every run stops (at the latest with the whole matrix).
+
+Written by hand (no library offers paired without-replacement sequences); the sequences are those of
+:class:`paperlib.confseq.WoRMeanCS` (empirical Bernstein and Hoeffding, Waudby-Smith & Ramdas).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..checks import check_delta, check_scalar
+from ..confseq import WoRMeanCS
+from .base import Policy
+from .lazyperm import KeyedPermutations
+
+
+def _slots_from_units(units: torch.Tensor, counts: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rows, positions), each (R, k), of an allocation ``units`` (R, n) with k units per repetition: model i takes
+    the positions counts_i, ..., counts_i + units_i - 1 of its prefix."""
+    cum = units.cumsum(dim=1)
+    t = torch.arange(k, device=units.device).expand(units.shape[0], -1).contiguous()
+    rows = torch.searchsorted(cum, t, right=True)
+    start = (cum - units).gather(1, rows)
+    return rows, counts.gather(1, rows) + (t - start)
+
+
+class LUCBPaired(Policy):
+    """LUCB on paired differences over synchronized examples; see the module docstring.
+
+    Parameters
+    ----------
+    delta : float
+        Confidence of the certificate (each pair's sequence at delta / (n - 1)).
+    epsilon : float
+        Certify the leader as epsilon-best: every rival's bound on mu_L - mu_j above -epsilon (0: the exact best).
+    batch_size : int
+        Pairs per step (k units: the k most threatening open rivals, a rival that waits for the leader giving its
+        unit to the leader; units with nowhere to go fill the least observed models).
+    """
+
+    name = "lucb-pd"
+    uniform_within_row = True  # each model's examples are a prefix of the run's shared uniform order
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, delta: float = 0.05, epsilon: float = 0.0,
+                 batch_size: int = 1):
+        super().__init__(n, m, budget, reps, seed, device)
+        if self.n < 2:
+            raise ValueError(f"lucb-pd needs at least 2 models, got {self.n}")
+        self.delta = check_delta(delta)
+        self.epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
+        self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
+        self.order = KeyedPermutations(self.reps, 1, self.m, self.gen, self.device)
+        R, n = self.reps, self.n
+        self.counts = torch.zeros(R, n, dtype=torch.long, device=self.device)
+        self.sums = torch.zeros(R, n, dtype=torch.float64, device=self.device)
+        self.obs = torch.zeros(R, n, self.m, dtype=torch.float32, device=self.device)  # score by prefix position
+        self.pair_cs = WoRMeanCS(1, R * n * n, self.m, self.delta / (n - 1), device=self.device)
+        self._upper = torch.triu(torch.ones(n, n, dtype=torch.bool, device=self.device), diagonal=1)
+        self._pending = None
+
+    def next_batch_size(self) -> int:
+        return self.batch_size
+
+    # ------------------------------------------------------------------------------------------ estimates
+
+    def estimate(self) -> torch.Tensor:
+        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
+
+    def leader(self) -> torch.Tensor:
+        """The model with the highest mean, ties to the one seen on more examples, then the first: deterministic,
+        so that looking at the leader (or the certificate) draws nothing and a journal replays the same run."""
+        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
+        top = est == est.max(dim=1, keepdim=True).values
+        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+
+    def best(self) -> torch.Tensor:
+        return self.leader()
+
+    def difference_bounds(self, lead: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Bounds on mu_lead - mu_j for every j, each (R, n) (the leader's own entry is +inf / +inf)."""
+        R, n = self.reps, self.n
+        j = torch.arange(n, device=self.device).expand(R, -1)
+        L = lead[:, None].expand(-1, n)
+        a, b = torch.minimum(L, j), torch.maximum(L, j)
+        flat = (a * n + b)  # the stream of mu_a - mu_b (a < b)
+        lo_ab = 2.0 * self.pair_cs.lower.view(R, n * n).gather(1, flat) - 1.0
+        hi_ab = 2.0 * self.pair_cs.upper.view(R, n * n).gather(1, flat) - 1.0
+        lead_first = L < j
+        lower = torch.where(lead_first, lo_ab, -hi_ab)
+        upper = torch.where(lead_first, hi_ab, -lo_ab)
+        own = j == L
+        return lower.masked_fill(own, torch.inf), upper.masked_fill(own, torch.inf)
+
+    def certificate(self, epsilon: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(leader, certified) per repetition: certified when every rival's bound on mu_L - mu_j exceeds -epsilon
+        (default: the policy's own epsilon)."""
+        eps = self.epsilon if epsilon is None else float(epsilon)
+        lead = self.leader()
+        lower, _ = self.difference_bounds(lead)
+        return lead, (lower > -eps).all(dim=1) & (self.counts > 0).all(dim=1)
+
+    # ------------------------------------------------------------------------------------------ ask / tell
+
+    def _units(self, k: int) -> torch.Tensor:
+        """How many of the k units of this step each model takes, (R, n)."""
+        R, n, m = self.reps, self.n, self.m
+        room = self.m - self.counts
+        units = torch.zeros(R, n, dtype=torch.long, device=self.device)
+        q = torch.arange(k, device=self.device).expand(R, -1)
+        unseen = self.counts == 0
+        if bool(unseen.any()):  # warm-up: every model's first example before any comparison
+            key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
+            first = key.argsort(dim=1)
+            n_unseen = unseen.sum(dim=1, keepdim=True)
+            take = q < n_unseen
+            units.scatter_add_(1, torch.where(take, first.gather(1, q.clamp(max=n - 1)), 0), take.long())
+        else:
+            lead = self.leader()
+            lower, _ = self.difference_bounds(lead)
+            open_ = (lower <= -self.epsilon) & torch.isfinite(lower)
+            n_open = open_.sum(dim=1, keepdim=True)
+            threat = torch.where(open_, lower, torch.full_like(lower, torch.inf)).argsort(dim=1)
+            has = n_open > 0
+            cand = threat.gather(1, torch.where(has, q % n_open.clamp(min=1), 0))
+            rank = torch.where(has, q // n_open.clamp(min=1), 0)
+            c_lead = self.counts.gather(1, lead[:, None])
+            cap = torch.where(c_lead < m, c_lead, torch.full_like(c_lead, m))
+            rival_ok = has & (self.counts.gather(1, cand) + rank < cap)
+            to_lead = has & ~rival_ok
+            lead_rank = to_lead.long().cumsum(dim=1) - 1
+            lead_ok = to_lead & (c_lead + lead_rank < m)
+            units.scatter_add_(1, torch.where(rival_ok, cand, 0), rival_ok.long())
+            units.scatter_add_(1, lead[:, None].expand(-1, k), lead_ok.long())
+        units = torch.minimum(units, room)
+        deficit = k - units.sum(dim=1)
+        if bool((deficit > 0).any()):  # the rest: the least observed models with room, in that order
+            free = room - units
+            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
+            free_sorted = free.gather(1, order)
+            before = free_sorted.cumsum(dim=1) - free_sorted
+            extra_sorted = (deficit[:, None] - before).clamp(min=0).minimum(free_sorted)
+            units.scatter_add_(1, order, extra_sorted)
+        return units
+
+    def _select(self, k: int):
+        units = self._units(k)
+        rows, pos = _slots_from_units(units, self.counts, k)
+        self._pending = pos
+        cols = self.order(self._rep_index[:, None], torch.zeros_like(rows), pos)
+        return rows, cols
+
+    def _update(self, rows, cols, scores):
+        pos, self._pending = self._pending, None
+        r = self._rep_index[:, None].expand_as(rows)
+        self.obs[r, rows, pos] = scores.float()
+        self.sums.index_put_((r, rows), scores.double(), accumulate=True)
+        before = self.counts.clone()
+        self.counts.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
+        self._pair_update(before, self.counts)
+
+    def _pair_update(self, before: torch.Tensor, after: torch.Tensor) -> None:
+        """Feed every pair a < b the shared positions it gained, in position order."""
+        n = self.n
+        lo_b = torch.minimum(before[:, :, None], before[:, None, :])
+        lo_a = torch.minimum(after[:, :, None], after[:, None, :])
+        gained = torch.where(self._upper, lo_a - lo_b, 0).reshape(-1)
+        streams = gained.nonzero().squeeze(1)
+        if streams.numel() == 0:
+            return
+        gained = gained[streams]
+        total = int(gained.sum())
+        stream = torch.repeat_interleave(streams, gained)  # pair streams are numbered r * n * n + a * n + b
+        seg_start = (gained.cumsum(0) - gained).repeat_interleave(gained)
+        p = lo_b.reshape(-1)[streams].repeat_interleave(gained) + torch.arange(total, device=self.device) - seg_start
+        rr, rem = stream // (n * n), stream % (n * n)
+        a, b = rem // n, rem % n
+        x = (self.obs[rr, a, p].double() - self.obs[rr, b, p].double() + 1.0) / 2.0
+        self.pair_cs.update(stream[None, :], x[None, :].clamp(0.0, 1.0), sparse=True)
