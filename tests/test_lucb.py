@@ -143,3 +143,29 @@ def test_auto_means_the_certificate_rule_for_fixed_confidence_and_sysrs_for_a_fi
     assert resolve_auto("auto", "budget", live=False) == "auto"
     assert resolve_auto("auto", "budget") == "ucbe"
     assert resolve_auto("sysrs", "certified") == "sysrs"
+
+
+def test_an_epsilon_best_certificate_from_per_model_intervals():
+    from paperlib.confseq import certify
+
+    lower = torch.tensor([[0.70, 0.60, 0.20]], dtype=torch.float64)
+    upper = torch.tensor([[0.80, 0.74, 0.30]], dtype=torch.float64)
+    assert not certify(lower, upper, lower)[1].item()            # 0.70 < 0.74: not the certified best
+    assert certify(lower, upper, lower, epsilon=0.05)[1].item()  # 0.70 > 0.74 - 0.05: within 0.05 of the best
+    assert certify(lower, upper, lower, epsilon=0.05)[0].item() == 0
+
+
+def test_simulate_command_resolves_auto_and_takes_epsilon(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    np.savez(tmp_path / "s.npz", scores=correlated([0.8, 0.78, 0.5], 200))
+    out = tmp_path / "o.json"
+    r = subprocess.run([sys.executable, "-m", "paperlib", "simulate", "--scores", str(tmp_path / "s.npz"), "--method",
+                        "auto", "--budget-frac", "1", "--reps", "3", "--delta", "0.05", "--stop", "certified",
+                        "--epsilon", "0.05", "--json", str(out), "--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(out.read_text())
+    assert got["method"] == "lucb-pd" and "running lucb-pd" in r.stderr
+    assert all(got["certified"]) and set(got["best"]) <= {0, 1}
