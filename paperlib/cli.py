@@ -335,7 +335,32 @@ def cmd_datasets(args) -> int:
     return 0
 
 
+def cmd_data_import(args) -> int:
+    from .data.harness import lm_eval_matrix, save_npz
+
+    models = {}
+    for item in args.model:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"--model {item!r}: write NAME=PATH")
+        if name in models:
+            raise ValueError(f"--model {name} is given twice")
+        models[name] = Path(path)
+    out = check_output_path(args.out, "--out", inputs=list(models.values()))
+    mat = lm_eval_matrix(models, task=args.task, metric=args.metric, filter=args.filter, intersect=args.intersect,
+                         name=out.stem)
+    save_npz(mat, out)
+    n, m = mat.shape
+    print(f"{out}: {n} models x {m} documents, {mat.meta['metric']} ({mat.meta['filter']}); means "
+          + ", ".join(f"{r} {v:.3f}" for r, v in zip(mat.row_ids, mat.means, strict=True))
+          + (f"; {mat.meta['dropped_documents']} documents not scored by every model dropped"
+             if mat.meta["dropped_documents"] else ""))
+    return 0
+
+
 def cmd_data(args) -> int:
+    if args.data_command == "import":
+        return cmd_data_import(args)
     from .data.fetch import fetch_many, fetchable
     from .data.registry import entries
 
@@ -488,6 +513,17 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("--mirror", default=None, help="base URL of a mirror of the upstream hosts (or $PAPERLIB_MIRROR)")
     f.add_argument("--force", action="store_true", help="rebuild even if a verified file is there")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
+    i = dsub.add_parser("import", help="a score matrix from a harness's per-sample logs (lm-eval --log_samples)",
+                        description="Build a models x documents score matrix (.npz, as simulate --scores and the race "
+                                    "read) from each model's lm-evaluation-harness samples file or output folder.")
+    i.add_argument("harness", choices=["lm-eval"])
+    i.add_argument("--model", action="append", required=True, metavar="NAME=PATH",
+                   help="a model's name and its samples_<task>_*.jsonl file or output folder (repeat per model)")
+    i.add_argument("--task", default=None, help="the task, when a folder holds several")
+    i.add_argument("--metric", default=None, help="the per-sample metric (default: the only one), e.g. acc")
+    i.add_argument("--filter", default=None, help="the filter (default: the only one), e.g. strict-match")
+    i.add_argument("--intersect", action="store_true", help="keep the documents every model scored")
+    i.add_argument("--out", required=True, type=Path, help="the .npz to write")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")
     p.add_argument("fragments", nargs="+", type=Path)
     p.add_argument("--csv", type=Path)

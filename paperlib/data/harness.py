@@ -1,0 +1,137 @@
+"""Score matrices from the per-sample logs of evaluation harnesses users already run.
+
+lm-evaluation-harness (EleutherAI) with ``--log_samples`` writes, per model and task, a JSON-lines file
+``samples_<task>_<timestamp>.jsonl`` (optionally gzipped): one line per document and filter, with ``doc_id``,
+``filter``, ``metrics`` (the names of the metrics scored) and each metric's value as a key of its own. One model's
+file (or its output folder) gives one row; the documents all models share give the columns. A user can then see,
+with ``paperlib simulate`` or the race, what adaptive evaluation would have saved on their own logs.
+
+    paperlib data import lm-eval --model llama=out/llama --model qwen=out/qwen --task gsm8k --out m.npz
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .matrix import ScoreMatrix, ScoreMatrixError
+
+
+class HarnessLogError(ValueError):
+    """A log that cannot become a score matrix; the message names the file, line or key."""
+
+
+def _samples_file(path: Path, task: str | None) -> Path:
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise HarnessLogError(f"{path}: no such file or folder")
+    pattern = f"samples_{task}_*.jsonl*" if task else "samples_*.jsonl*"
+    found = sorted(path.rglob(pattern))
+    if not found:
+        raise HarnessLogError(f"{path}: no {pattern} file (run lm-eval with --log_samples, or name the file)")
+    tasks = sorted({f.name.rsplit("_", 1)[0].removeprefix("samples_") for f in found})
+    if len(tasks) > 1:
+        raise HarnessLogError(f"{path}: samples of several tasks ({', '.join(tasks[:6])}); choose one with --task")
+    if len(found) > 1:
+        raise HarnessLogError(f"{path}: {len(found)} sample files of task {tasks[0]} ({found[0].name}, ...); "
+                              "name the file to import")
+    return found[0]
+
+
+def read_lm_eval_samples(path, task: str | None = None, metric: str | None = None,
+                         filter: str | None = None) -> tuple[dict, str, str]:
+    """One model's scores by document: ({doc_id: score in [0, 1]}, metric, filter).
+
+    ``metric`` and ``filter`` may be left out when the file has only one of each."""
+    f = _samples_file(Path(path), task)
+    opener = gzip.open if f.suffix == ".gz" else open
+    rows = []
+    with opener(f, "rt", encoding="utf-8") as fh:
+        for no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise HarnessLogError(f"{f}:{no}: not JSON ({exc.msg})") from None
+            if not isinstance(rec, dict) or "doc_id" not in rec:
+                raise HarnessLogError(f"{f}:{no}: no doc_id; is this an lm-eval samples file?")
+            rows.append((no, rec))
+    if not rows:
+        raise HarnessLogError(f"{f}: no samples")
+    filters = sorted({str(r.get("filter", "none")) for _, r in rows})
+    if filter is None:
+        if len(filters) > 1:
+            raise HarnessLogError(f"{f}: several filters ({', '.join(filters)}); choose one with --filter")
+        filter = filters[0]
+    elif filter not in filters:
+        raise HarnessLogError(f"{f}: no filter {filter!r} (found {', '.join(filters)})")
+    rows = [(no, r) for no, r in rows if str(r.get("filter", "none")) == filter]
+    names = sorted({m for _, r in rows for m in r.get("metrics", [])})
+    if metric is None:
+        if len(names) != 1:
+            raise HarnessLogError(f"{f}: {'several metrics' if names else 'no metrics list'} ({', '.join(names)}); "
+                                  "choose one with --metric")
+        metric = names[0]
+    scores = {}
+    for no, r in rows:
+        if metric not in r:
+            raise HarnessLogError(f"{f}:{no}: no {metric!r} (found {', '.join(names) or 'no metric'})")
+        value = r[metric]
+        value = float(value) if isinstance(value, (bool, int, float)) else math.nan
+        if not 0.0 <= value <= 1.0:
+            raise HarnessLogError(f"{f}:{no}: {metric} = {r[metric]!r} is not a score in [0, 1]")
+        key = str(r["doc_id"])
+        if key in scores:
+            raise HarnessLogError(f"{f}:{no}: doc_id {key} appears twice for filter {filter!r}")
+        scores[key] = value
+    return scores, metric, filter
+
+
+def lm_eval_matrix(models: dict, task: str | None = None, metric: str | None = None, filter: str | None = None,
+                   intersect: bool = False, name: str | None = None) -> ScoreMatrix:
+    """A (models x documents) matrix from each model's lm-eval samples (``{model name: file or folder}``).
+
+    Every model must have scored the same documents with the same metric and filter; ``intersect`` keeps the
+    documents all of them scored instead (and says how many were dropped in ``meta``)."""
+    if len(models) < 2:
+        raise HarnessLogError(f"need at least 2 models (--model NAME=PATH), got {len(models)}")
+    per, used = {}, set()
+    for model, path in models.items():
+        per[model], m_used, f_used = read_lm_eval_samples(path, task, metric, filter)
+        used.add((m_used, f_used))
+    if len(used) > 1:
+        raise HarnessLogError(f"the models were read with different metrics or filters {sorted(used)}; give "
+                              "--metric and --filter")
+    docs = [set(s) for s in per.values()]
+    common = set.intersection(*docs)
+    if not intersect and any(d != common for d in docs):
+        short = {m: len(common ^ set(s)) for m, s in per.items() if set(s) != common}
+        raise HarnessLogError(f"the models scored different documents (differences: {short}); --intersect keeps "
+                              "the ones all of them scored")
+    if not common:
+        raise HarnessLogError("no document was scored by every model")
+    cols = sorted(common, key=lambda d: (len(d), d))
+    scores = np.array([[per[m][d] for d in cols] for m in models], dtype=np.float64)
+    (m_used, f_used), = used
+    meta = {"source": "lm-evaluation-harness samples", "metric": m_used, "filter": f_used,
+            "dropped_documents": int(len(set.union(*docs)) - len(common))}
+    try:
+        return ScoreMatrix.from_array(scores, list(models), cols, kind="real", name=name or (task or "lm-eval"),
+                                      meta=meta)
+    except ScoreMatrixError as exc:
+        raise HarnessLogError(str(exc)) from None
+
+
+def save_npz(mat: ScoreMatrix, path) -> Path:
+    """Write a matrix as ``simulate --scores`` and the race read it."""
+    path = Path(path)
+    np.savez_compressed(path, scores=mat.scores, row_ids=np.array(mat.row_ids), col_ids=np.array(mat.col_ids),
+                        kind=np.array(mat.kind), meta=np.array(json.dumps(mat.meta)))
+    return path
