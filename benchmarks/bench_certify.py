@@ -3,7 +3,7 @@
 For each matrix: the oracle that knows each rival's gap to the best and the variance of the paired differences
 scores the best row fully and rival j on n_j = min(m, 2 var(s_best - s_j) log(2 (n - 1) / delta) / gap_j^2)
 examples; then the median calls to the first certificate (``simulate --stop certified``) of ``lucb-pd`` (paired
-differences, aimed at the certificate) and of UCB-E (the baseline: per-model intervals), each with a 95% interval
+differences, aimed at the certificate), of LUCB (per-model intervals) and of UCB-E, each with a 95% interval
 for the median (binomial order statistics), the misidentifications (ties within ``--tie-tol`` count as right),
 and with ``--epsilon`` the same for an epsilon-best certificate.
 
@@ -62,7 +62,9 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilon", type=float, default=0.0)
     ap.add_argument("--tie-tol", type=float, default=0.0)
     ap.add_argument("--only", nargs="*", help="matrices (default: the paper race's real matrices)")
-    ap.add_argument("--methods", nargs="*", default=["lucb-pd", "ucbe"])
+    ap.add_argument("--methods", nargs="*", default=["lucb-pd", "lucb", "ucbe"],
+                    help="the first is the new rule, the last the baseline of the ratio column")
+    ap.add_argument("--batch-size", type=int, default=1, help="pairs per step (search's default is 32)")
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args(argv)
     names = args.only or load_config("paper")["race"]["datasets"]
@@ -84,7 +86,8 @@ def main(argv=None) -> int:
         t0 = time.time()
         for meth in args.methods:
             r = simulate(meth, mat, [n * m], reps=args.reps, seed=0, delta=args.delta, stop="certified",
-                         tie_tol=args.tie_tol, epsilon=args.epsilon, progress=False)
+                         tie_tol=args.tie_tol, epsilon=args.epsilon, progress=False,
+                         batch_size=args.batch_size)
             truth = np.flatnonzero(S.mean(1) >= S.mean(1).max() - max(args.tie_tol, args.epsilon))
             med, lo, hi = median_ci(r.calls / (n * m))
             row.update({f"{meth}_median": med, f"{meth}_lo": lo, f"{meth}_hi": hi,

@@ -169,8 +169,8 @@ def cmd_simulate(args) -> int:
     check_scalar(args.tie_tol, "--tie-tol", float, low=0.0, high=1.0, closed="left")
     check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
     if args.method == "auto" and args.stop == "certified":  # fixed confidence: the rule aimed at the certificate
-        args.method = "lucb-pd"
-        print("auto with --stop certified: running lucb-pd", file=sys.stderr)
+        args.method = "lucb"
+        print("auto with --stop certified: running lucb", file=sys.stderr)
     spec = METHODS[args.method]
     method_params(args, spec)
     mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
@@ -432,7 +432,7 @@ def _search_parser(sub):
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
     p.add_argument("--method", default="auto", choices=["auto", *STUDY_METHODS],
-                   help="policy (default auto: lucb-pd, aimed at the certificate, when stopping at one; ucbe with "
+                   help="policy (default auto: lucb, aimed at the certificate, when stopping at one; ucbe with "
                         "--top-k > 1 or --stop budget); these draw each model's examples uniformly, which the "
                         "intervals need")
     p.add_argument("--epsilon", type=float, default=0.0,

@@ -336,7 +336,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     json_out : path, optional
         Also write the result as JSON (refused if it is the journal).
     method : str
-        ``auto`` (default) resolves to :func:`resolve_auto`'s choice for a fixed-confidence run (``lucb-pd``); the
+        ``auto`` (default) resolves to :func:`resolve_auto`'s choice for a fixed-confidence run (``lucb``); the
         result's ``method`` says which ran.
     budget, delta, epsilon, top_k, seed, workers, retries, max_failures, stop, backoff
         As the command's flags (``python -m paperlib search --help``).
@@ -370,15 +370,16 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
 
 
 def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True) -> str:
-    """What ``auto`` means: a fixed-confidence run (stop at a certificate) uses ``lucb-pd``, the rule aimed at the
-    certificate (a top-k certificate, which it does not target, uses ``ucbe``); a fixed-budget simulation uses SySRs
+    """What ``auto`` means: a fixed-confidence run (stop at a certificate) uses ``lucb``, the rule aimed at the
+    certificate that needed the fewest calls on every real matrix of ``benchmarks/bench_certify.py`` (fewer than
+    ``lucb-pd`` and UCB-E; ``benchmarks/RESULTS.md``) (a top-k certificate, which it does not target, uses ``ucbe``); a fixed-budget simulation uses SySRs
     (``auto``'s policy, the race's recommendation), and a live search with ``--stop budget`` uses ``ucbe`` (a live
     study must be anytime, so that a resume may raise the budget; SySRs plans its phases from the budget). Other
     methods are returned as they are."""
     if method != "auto":
         return method
     if stop == "certified":
-        return "lucb-pd" if top_k == 1 else "ucbe"
+        return "lucb" if top_k == 1 else "ucbe"
     return "ucbe" if live else "auto"
 
 

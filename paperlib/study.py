@@ -410,7 +410,7 @@ class Study:
     @property
     def certified(self) -> bool:
         """Whether the chosen model is certified: its lower bound above every other model's upper bound (minus
-        ``epsilon``), or, for a method with its own certificate (``lucb-pd``), every paired difference's bound."""
+        ``epsilon``), or, for a method with its own certificate (``lucb``, ``lucb-pd``), the policy's."""
         if hasattr(self.policy, "certificate"):
             lead, ok = self.policy.certificate()
         else:

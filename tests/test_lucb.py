@@ -1,13 +1,13 @@
-"""lucb-pd (LUCB on paired differences): its sampling invariants, its online pair sequences against the offline
-ones, its certificate (exact at the full matrix, epsilon-best on ties), its validity (exact binomial bound on the
-misidentification rate), and its use by Study, search and simulate."""
+"""lucb-pd (LUCB on paired differences) and lucb (per-model intervals): sampling invariants, online sequences
+against the offline ones, certificates (exact at the full matrix, epsilon-best on ties), validity (exact binomial
+bound on the misidentification rate), and their use by Study, search and simulate."""
 
 import numpy as np
 import pytest
 import torch
 from scipy.stats import binomtest
 
-from paperlib.confseq import paired_difference_ci
+from paperlib.confseq import certify, paired_difference_ci, wor_mean_ci
 from paperlib.data import ScoreMatrix
 from paperlib.policies import make_policy
 from paperlib.search import resolve_auto
@@ -104,7 +104,8 @@ def test_certified_earlier_than_ucbe_where_the_models_are_correlated():
 
 
 @pytest.mark.slow
-def test_misidentification_is_at_most_delta_exact_binomial():
+@pytest.mark.parametrize("method", ["lucb-pd", "lucb"])
+def test_misidentification_is_at_most_delta_exact_binomial(method):
     """Independent models (no correlation to exploit), top gap 0.04, delta = 0.2: the certified pick is wrong in at
     most a delta share of 300 runs (the exact binomial test cannot reject a rate <= delta at level 0.01)."""
     rng = np.random.default_rng(7)
@@ -112,7 +113,7 @@ def test_misidentification_is_at_most_delta_exact_binomial():
     S = (rng.random((4, 400)) < means[:, None]).astype(np.float32)
     mat = ScoreMatrix.from_array(S, name="indep", kind="synthetic")
     true = int(np.argmax(S.mean(1)))
-    r = simulate("lucb-pd", mat, [S.size], reps=300, seed=11, delta=0.2, stop="certified", progress=False)
+    r = simulate(method, mat, [S.size], reps=300, seed=11, delta=0.2, stop="certified", progress=False)
     wrong = int((r.best[-1] != true).sum())
     assert binomtest(wrong, 300, 0.2, alternative="greater").pvalue > 0.01, f"{wrong}/300 wrong at delta 0.2"
 
@@ -138,7 +139,7 @@ def test_study_runs_lucb_pd_and_a_journal_replays_it(tmp_path):
 
 
 def test_auto_means_the_certificate_rule_for_fixed_confidence_and_sysrs_for_a_fixed_budget():
-    assert resolve_auto("auto", "certified") == "lucb-pd"
+    assert resolve_auto("auto", "certified") == "lucb"
     assert resolve_auto("auto", "certified", top_k=2) == "ucbe"
     assert resolve_auto("auto", "budget", live=False) == "auto"
     assert resolve_auto("auto", "budget") == "ucbe"
@@ -167,5 +168,65 @@ def test_simulate_command_resolves_auto_and_takes_epsilon(tmp_path):
                         "--epsilon", "0.05", "--json", str(out), "--quiet"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     got = json.loads(out.read_text())
-    assert got["method"] == "lucb-pd" and "running lucb-pd" in r.stderr
+    assert got["method"] == "lucb" and "running lucb" in r.stderr
     assert all(got["certified"]) and set(got["best"]) <= {0, 1}
+
+
+def test_lucb_draws_each_model_without_replacement_and_its_intervals_are_the_offline_ones():
+    """lucb: no pair twice, every repetition spends the budget, and with one pair per step each model's online
+    interval is :func:`wor_mean_ci` at delta / n on the examples it drew, in order (an independent computation)."""
+    n, m, delta = 4, 150, 0.1
+    S = correlated([0.75, 0.7, 0.55, 0.4], m, seed=2)
+    pol = make_policy("lucb", n=n, m=m, budget=260, reps=3, seed=5, delta=delta, batch_size=1)
+    seen = run(pol, S)
+    assert (pol.counts.sum(dim=1) == 260).all()
+    for r in range(3):
+        for i in range(n):
+            c = int(pol.counts[r, i])
+            cols = pol.order(torch.full((c,), r), torch.full((c,), i), torch.arange(c))
+            assert set(cols.tolist()) == set(seen[r, i].nonzero().flatten().tolist())
+            lo, hi = wor_mean_ci(torch.as_tensor(S[i], dtype=torch.float64)[cols], m, delta / n)
+            assert float(pol.cs.lower[r, i]) == pytest.approx(float(lo[-1]), abs=1e-9)
+            assert float(pol.cs.upper[r, i]) == pytest.approx(float(hi[-1]), abs=1e-9)
+
+
+def test_lucb_alternates_leader_and_challenger_with_one_pair_per_step():
+    """After the warm-up (one example per model), one pair per step goes to the leader and to a rival in turn."""
+    S = correlated([0.8, 0.6, 0.5, 0.3], 100)
+    pol = make_policy("lucb", n=4, m=100, budget=400, reps=1, seed=0, batch_size=1)
+    for _ in range(4):
+        pol.tell(req := pol.ask(), req.take(torch.as_tensor(S)))
+    to_leader = []
+    for _ in range(10):
+        lead = int(pol.leader()[0])
+        req = pol.ask()
+        to_leader.append(int(req.rows[0, 0]) == lead)
+        pol.tell(req, req.take(torch.as_tensor(S)))
+    assert to_leader == [True, False] * 5
+
+
+def test_lucb_certificate_is_the_per_model_certificate_and_exact_on_the_full_matrix():
+    S = correlated([0.7, 0.7, 0.5], 60)
+    S[1] = S[0]
+    pol = make_policy("lucb", n=3, m=60, budget=180, reps=2, seed=0, batch_size=3)
+    run(pol, S)
+    true = torch.as_tensor(S.mean(1), dtype=torch.float64).expand(2, -1)
+    assert torch.allclose(pol.cs.lower, true, atol=1e-9) and torch.allclose(pol.cs.upper, true, atol=1e-9)
+    assert not pol.certificate()[1].any(), "a tie cannot be certified as the best"
+    assert pol.certificate(epsilon=0.01)[1].all()
+    part = make_policy("lucb", n=3, m=60, budget=90, reps=4, seed=1, batch_size=3)
+    run(part, S)
+    lead, ok = part.certificate(epsilon=0.3)
+    ref_lead, ref_ok = certify(part.cs.lower, part.cs.upper, part.estimate(), epsilon=0.3)
+    same = part.estimate().gather(1, lead[:, None]).squeeze(1) == part.estimate().gather(1, ref_lead[:, None]).squeeze(1)
+    assert same.all() and torch.equal(ok, ref_ok)
+
+
+def test_lucb_certifies_with_fewer_calls_than_ucbe():
+    mat = ScoreMatrix.from_array(correlated([0.80, 0.74, 0.7, 0.6, 0.5, 0.4], 600), name="corr", kind="synthetic")
+    got = {}
+    for method in ("lucb", "ucbe"):
+        r = simulate(method, mat, [mat.scores.size], reps=8, seed=0, delta=0.05, stop="certified", progress=False)
+        assert (r.best[-1] == 0).all()
+        got[method] = r.calls
+    assert got["lucb"].max() < np.median(got["ucbe"]), got

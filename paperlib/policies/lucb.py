@@ -198,3 +198,120 @@ class LUCBPaired(Policy):
         a, b = rem // n, rem % n
         x = (self.obs[rr, a, p].double() - self.obs[rr, b, p].double() + 1.0) / 2.0
         self.pair_cs.update(stream[None, :], x[None, :].clamp(0.0, 1.0), sparse=True)
+
+
+class LUCB(Policy):
+    """LUCB with one confidence sequence per model (Kalyanakrishnan et al., ICML 2012): the unpaired baseline of
+    :class:`LUCBPaired`.
+
+    Each model's examples are drawn uniformly without replacement, independently of the other models'; model i
+    has a :class:`paperlib.confseq.WoRMeanCS` interval at delta / n (union bound over the models). The leader L
+    has the highest mean (ties as :meth:`LUCBPaired.leader`); a rival j is open while its upper bound minus
+    epsilon reaches the leader's lower bound, and the most threatening open rival has the highest upper bound.
+    Each step gives half its units to the leader (an odd batch's extra unit on every other step, so one pair per
+    step alternates leader and challenger) and the rest, one by one, to the open rivals in threat order (LUCB
+    samples the leader and its strongest challenger; a batch spreads over the next challengers). Units with nowhere to go fill the least observed models. Certificate: the leader's lower bound
+    above every rival's upper bound minus epsilon (:func:`paperlib.confseq.certify`'s rule).
+
+    Parameters
+    ----------
+    delta : float
+        Confidence of the certificate (each model's sequence at delta / n).
+    epsilon : float
+        Certify the leader as epsilon-best (0: the exact best).
+    batch_size : int
+        Pairs per step.
+    """
+
+    name = "lucb"
+    uniform_within_row = True
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, delta: float = 0.05, epsilon: float = 0.0,
+                 batch_size: int = 1):
+        super().__init__(n, m, budget, reps, seed, device)
+        if self.n < 2:
+            raise ValueError(f"lucb needs at least 2 models, got {self.n}")
+        self.delta = check_delta(delta)
+        self.epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
+        self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
+        self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
+        self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
+        self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
+        self.cs = WoRMeanCS(self.reps, self.n, self.m, self.delta / self.n, device=self.device)
+        self._steps = 0
+
+    def next_batch_size(self) -> int:
+        return self.batch_size
+
+    def estimate(self) -> torch.Tensor:
+        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
+
+    def leader(self) -> torch.Tensor:
+        """The model with the highest mean, ties to the one seen on more examples, then the first."""
+        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
+        top = est == est.max(dim=1, keepdim=True).values
+        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+
+    def best(self) -> torch.Tensor:
+        return self.leader()
+
+    def _rival_upper(self, lead: torch.Tensor) -> torch.Tensor:
+        return self.cs.upper.scatter(1, lead[:, None], -torch.inf)
+
+    def certificate(self, epsilon: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(leader, certified) per repetition: the leader's lower bound above every rival's upper bound minus
+        epsilon (default: the policy's own epsilon)."""
+        eps = self.epsilon if epsilon is None else float(epsilon)
+        lead = self.leader()
+        lo = self.cs.lower.gather(1, lead[:, None]).squeeze(1)
+        ok = lo > self._rival_upper(lead).amax(dim=1) - eps
+        return lead, ok & (self.counts > 0).all(dim=1)
+
+    def _units(self, k: int) -> torch.Tensor:
+        R, n, m = self.reps, self.n, self.m
+        room = m - self.counts
+        units = torch.zeros(R, n, dtype=torch.long, device=self.device)
+        q = torch.arange(k, device=self.device).expand(R, -1)
+        unseen = self.counts == 0
+        if bool(unseen.any()):
+            key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
+            first = key.argsort(dim=1)
+            take = q < unseen.sum(dim=1, keepdim=True)
+            units.scatter_add_(1, torch.where(take, first.gather(1, q.clamp(max=n - 1)), 0), take.long())
+        else:
+            lead = self.leader()
+            lo = self.cs.lower.gather(1, lead[:, None])
+            upper = self._rival_upper(lead)
+            open_ = upper - self.epsilon >= lo
+            n_open = open_.sum(dim=1, keepdim=True)
+            has = n_open > 0
+            half = k // 2 + (k % 2) * (1 - self._steps % 2)  # an odd batch's extra unit alternates
+            n_lead = torch.where(has, torch.minimum(room.gather(1, lead[:, None]), torch.full_like(n_open, half)), 0)
+            units.scatter_add_(1, lead[:, None], n_lead)
+            threat = torch.where(open_, upper, torch.full_like(upper, -torch.inf)).argsort(dim=1, descending=True)
+            r_q = q - n_lead  # the rivals' units, in order
+            is_rival = has & (r_q >= 0)
+            i = r_q.clamp(min=0)
+            cand = threat.gather(1, i % n_open.clamp(min=1))
+            ok = is_rival & (self.counts.gather(1, cand) + i // n_open.clamp(min=1) < m)
+            units.scatter_add_(1, torch.where(ok, cand, 0), ok.long())
+        units = torch.minimum(units, room)
+        deficit = k - units.sum(dim=1)
+        if bool((deficit > 0).any()):
+            free = room - units
+            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
+            free_sorted = free.gather(1, order)
+            before = free_sorted.cumsum(dim=1) - free_sorted
+            units.scatter_add_(1, order, (deficit[:, None] - before).clamp(min=0).minimum(free_sorted))
+        return units
+
+    def _select(self, k: int):
+        rows, pos = _slots_from_units(self._units(k), self.counts, k)
+        return rows, self.order(self._rep_index[:, None], rows, pos)
+
+    def _update(self, rows, cols, scores):
+        r = self._rep_index[:, None].expand_as(rows)
+        self.sums.index_put_((r, rows), scores.double(), accumulate=True)
+        self.counts.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
+        self.cs.update(rows, scores.double().clamp(0.0, 1.0))
+        self._steps += 1

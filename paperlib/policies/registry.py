@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..checks import check_scalar
 from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
 from .baselines import FilledSubset, RowMeanImputation
-from .lucb import LUCBPaired
+from .lucb import LUCB, LUCBPaired
 from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
 from .sysrs import Auto, SySH, SySRs, UCBESync
 from .ucbe import UCBE
@@ -227,6 +227,12 @@ _LUCB = (
     Param("epsilon", float, 0.0, "certify the leader as epsilon-best (0: the best)", low=0.0, high=1.0, closed="left"),
     _batch(1),
 )
+_LUCB_UNPAIRED = (
+    Param("delta", float, 0.05, "confidence of the certificate (each model's sequence at delta / n)", low=0.0,
+          high=1.0, closed="neither"),
+    Param("epsilon", float, 0.0, "certify the leader as epsilon-best (0: the best)", low=0.0, high=1.0, closed="left"),
+    _batch(1),
+)
 _BASELINE_BATCH = (_batch(1024, affects_result=False),)
 
 _SPECS = [
@@ -267,6 +273,9 @@ _SPECS = [
     MethodSpec("lucb-pd", LUCBPaired, MATRIX, "LUCB, paired (ours)",
                "LUCB on paired differences over synchronized examples, aimed at the certificate (ours)", "certificate",
                _LUCB, ("epsilon",), lambda p: f"LUCB, paired, eps={float(p['epsilon']):g} (ours)"),
+    MethodSpec("lucb", LUCB, MATRIX, "LUCB (per-model intervals)",
+               "LUCB with one interval per model (Kalyanakrishnan et al. 2012): the unpaired baseline of lucb-pd",
+               "certificate", _LUCB_UNPAIRED, ("epsilon",), lambda p: f"LUCB, eps={float(p['epsilon']):g}"),
     MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
                "baseline", _SYNC_BATCH, takes_factors=True),

@@ -259,7 +259,7 @@ class Auto(SySRs):
     201-360; on those half-size matrices SySH has the lowest CB_0.95 on 12 of 18 and SySRs on 9 (row
     ``race-auto-goal-split``), while on the full matrices SySH is 9 points behind SySRs on sysrs_musr, so neither
     replaces the other. For a run that stops at a certificate (``search``, ``simulate --stop certified``), ``auto``
-    resolves to ``lucb-pd`` (:func:`paperlib.search.resolve_auto`), the rule aimed at the certificate. A ``v`` (train
+    resolves to ``lucb`` (:func:`paperlib.search.resolve_auto`), the rule aimed at the certificate. A ``v`` (train
     factors) is accepted and unused.
     """
 
