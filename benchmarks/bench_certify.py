@@ -13,46 +13,19 @@ and with ``--epsilon`` the same for an epsilon-best certificate.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import binom
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from paperlib.beyond.search.experiments import oracle_fraction  # noqa: E402
 from paperlib.data import available, load  # noqa: E402
 from paperlib.pipeline.config import load_config  # noqa: E402
 from paperlib.simulate import simulate  # noqa: E402
-
-
-def oracle_calls(S: np.ndarray, delta: float, epsilon: float = 0.0) -> int:
-    """The oracle allocation's calls: the best row in full, rival j on min(m, 2 var_j log(2(n-1)/delta) / gap_j^2)
-    examples (gap_j + epsilon for an epsilon-best certificate; a rival within epsilon needs nothing)."""
-    n, m = S.shape
-    mu = S.mean(1)
-    b = int(np.argmax(mu))
-    total = m
-    for j in range(n):
-        if j == b:
-            continue
-        gap = mu[b] - mu[j] + epsilon
-        var = np.var(S[b] - S[j])
-        if epsilon > 0 and mu[b] - mu[j] <= epsilon:
-            continue
-        total += m if gap <= 0 else min(m, math.ceil(2 * var * math.log(2 * (n - 1) / delta) / gap**2))
-    return total
-
-
-def median_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """The median and a distribution-free interval for it from order statistics (binomial(n, 1/2))."""
-    x = np.sort(np.asarray(x))
-    n = len(x)
-    lo = int(binom.ppf((1 - level) / 2, n, 0.5))
-    hi = min(n - 1, int(binom.isf((1 - level) / 2, n, 0.5)))
-    return float(np.median(x)), float(x[max(lo - 1, 0)]), float(x[hi])
+from paperlib.stats import median_interval  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -62,7 +35,7 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilon", type=float, default=0.0)
     ap.add_argument("--tie-tol", type=float, default=0.0)
     ap.add_argument("--only", nargs="*", help="matrices (default: the paper race's real matrices)")
-    ap.add_argument("--methods", nargs="*", default=["lucb-pd", "lucb", "ucbe"],
+    ap.add_argument("--methods", nargs="*", default=["lucb", "lucb-pd", "ucbe"],
                     help="the first is the new rule, the last the baseline of the ratio column")
     ap.add_argument("--batch-size", type=int, default=1, help="pairs per step (search's default is 32)")
     ap.add_argument("--csv", type=Path)
@@ -81,7 +54,7 @@ def main(argv=None) -> int:
         S = np.asarray(mat.scores, dtype=np.float64)
         n, m = S.shape
         mu = np.sort(S.mean(1))[::-1]
-        orc = oracle_calls(S, args.delta, args.epsilon) / (n * m)
+        orc = oracle_fraction(S, args.delta, args.epsilon)
         row = dict(matrix=name, n=n, m=m, gap=mu[0] - mu[1], oracle=orc)
         t0 = time.time()
         for meth in args.methods:
@@ -89,7 +62,7 @@ def main(argv=None) -> int:
                          tie_tol=args.tie_tol, epsilon=args.epsilon, progress=False,
                          batch_size=args.batch_size)
             truth = np.flatnonzero(S.mean(1) >= S.mean(1).max() - max(args.tie_tol, args.epsilon))
-            med, lo, hi = median_ci(r.calls / (n * m))
+            med, lo, hi = median_interval(r.calls / (n * m))
             row.update({f"{meth}_median": med, f"{meth}_lo": lo, f"{meth}_hi": hi,
                         f"{meth}_wrong": int((~np.isin(r.best[-1], truth)).sum())})
         row["seconds"] = time.time() - t0

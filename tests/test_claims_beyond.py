@@ -144,3 +144,47 @@ def test_race_split_claims():
     assert pulse_family_vs_auto_claim(acc([np.nan, 0.61, 0.7], [0.2, 0.6, 0.7])).verdict == "inconclusive"
     assert pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.4], [0.2, 0.6, 0.7])).verdict == "partly"
     assert pulse_family_vs_auto_claim(acc([np.nan] * 3, [0.2, 0.6, 0.7])).verdict == "untestable"
+
+
+def test_median_interval_is_the_sign_test_interval():
+    """n = 20: the textbook 95% interval for a median is (x_(6), x_(15)) (sign test, coverage 0.9586)."""
+    from paperlib.stats import median_interval
+
+    med, lo, hi = median_interval(np.arange(1.0, 21.0))
+    assert (med, lo, hi) == (10.5, 6.0, 15.0)
+
+
+def test_lucb_vs_ucbe_uses_the_rank_test_on_the_right_methods():
+    from paperlib.beyond.search.claims import lucb_vs_ucbe_claim
+
+    low, high = [0.1 + 0.001 * i for i in range(20)], [0.9 + 0.001 * i for i in range(20)]
+    rows = [dict(dataset="a", kind="real", method=meth, frac=f)
+            for meth, fr in (("lucb", low), ("ucbe", high), ("row-mean", low)) for f in fr]
+    c = lucb_vs_ucbe_claim(pd.DataFrame(rows), 0.05)
+    assert c.verdict == "holds" and c.claim == "search-lucb-fewer-calls-than-ucbe"
+    rows = [r | {"method": {"lucb": "ucbe", "ucbe": "lucb"}.get(r["method"], r["method"])} for r in rows]
+    assert lucb_vs_ucbe_claim(pd.DataFrame(rows), 0.05).verdict == "fails"
+
+
+def test_oracle_claim_compares_the_median_interval_with_1_5x_the_oracle():
+    from paperlib.beyond.search.claims import oracle_claim
+
+    def table(*intervals):
+        return pd.DataFrame([dict(dataset=f"d{i}", kind="real", method="lucb", reps=20, oracle=0.2,
+                                  frac_median=(lo + hi) / 2, median_lo=lo, median_hi=hi)
+                             for i, (lo, hi) in enumerate(intervals)])
+
+    assert oracle_claim(table((0.20, 0.29), (0.25, 0.30)), 0.05).verdict == "holds"        # <= 0.30 = 1.5 x 0.2
+    assert oracle_claim(table((0.20, 0.29), (0.31, 0.35)), 0.05).verdict == "fails"        # one lies above 1.5x
+    assert oracle_claim(table((0.20, 0.29), (0.28, 0.33)), 0.05).verdict == "inconclusive"  # straddles 1.5x
+    assert oracle_claim(table(), 0.05).verdict == "untestable"
+
+
+def test_oracle_fraction_on_a_constructed_matrix():
+    """Best row mean 1, rival mean 0.5 with paired-difference variance 0.25: the rival needs
+    ceil(2 * 0.25 * log(2 / 0.05) / 0.25) = ceil(2 log 40) = 8 of 100 examples; total (100 + 8) / 200."""
+    from paperlib.beyond.search.experiments import oracle_fraction
+
+    S = np.vstack([np.ones(100), np.tile([0.0, 1.0], 50)])
+    assert oracle_fraction(S, 0.05) == (100 + 8) / 200
+    assert oracle_fraction(S, 0.05, epsilon=0.6) == 100 / 200  # a rival within epsilon needs nothing

@@ -12,12 +12,17 @@ def certified(table: pd.DataFrame, delta: float, reps: int):
     """Median and IQR of the fraction of the matrix spent at the first certificate (not a paper figure)."""
     fig, ax = plt.subplots(figsize=(6.5, 0.35 * table.dataset.nunique() + 1.2))
     order = list(dict.fromkeys(table.dataset))
+    k = table.method.nunique()
     for j, (meth, g) in enumerate(table.groupby("method", sort=False)):
-        y = [order.index(d) + 0.2 * (j - 0.5) for d in g.dataset]
+        y = [order.index(d) + 0.7 / k * (j - (k - 1) / 2) for d in g.dataset]
         ax.errorbar(g.frac_median, y, xerr=[g.frac_median - g.frac_q25, g.frac_q75 - g.frac_median], fmt="o", label=meth)
     ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(k)})" for d, k in zip(order, table.drop_duplicates("dataset").kind,
                                                                              strict=False)], fontsize=7)
     ax.axvline(1.0, color="k", lw=0.8, ls=":")
+    if "oracle" in table:
+        oracle = table.drop_duplicates("dataset")
+        ax.scatter(oracle.oracle, [order.index(d) for d in oracle.dataset], marker="|", s=120, color="k", zorder=3,
+                   label="oracle allocation")
     ax.set_xlabel("fraction of the matrix spent at the first certificate (median, IQR)")
     ax.set_title(f"Certified stopping at delta = {delta:g} ({reps} runs per point; not a paper figure)", fontsize=9)
     ax.legend(fontsize=7)
