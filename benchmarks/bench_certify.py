@@ -5,7 +5,9 @@ scores the best row fully and rival j on n_j = min(m, 2 var(s_best - s_j) log(2 
 examples; then the median calls to the first certificate (``simulate --stop certified``) of ``lucb-pd`` (paired
 differences, aimed at the certificate), of LUCB (per-model intervals) and of UCB-E, each with a 95% interval
 for the median (binomial order statistics), the misidentifications (ties within ``--tie-tol`` count as right),
-and with ``--epsilon`` the same for an epsilon-best certificate.
+and with ``--epsilon`` the same for an epsilon-best certificate. The CSV also has each method's exact (Clopper-Pearson)
+95% upper bound on the misidentification rate (``<method>_wrong_hi``), the check of "wrong in at most delta of the runs"
+at ``--reps 1000``.
 
     PAPERLIB_DATA=... python benchmarks/bench_certify.py --reps 20 [--only sysrs_math alpacaeval2] [--csv out.csv]
 """
@@ -25,7 +27,7 @@ from paperlib.beyond.search.experiments import oracle_fraction  # noqa: E402
 from paperlib.data import available, load  # noqa: E402
 from paperlib.pipeline.config import load_config  # noqa: E402
 from paperlib.simulate import simulate  # noqa: E402
-from paperlib.stats import median_interval  # noqa: E402
+from paperlib.stats import clopper_pearson, median_interval  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -63,8 +65,9 @@ def main(argv=None) -> int:
                          batch_size=args.batch_size)
             truth = np.flatnonzero(S.mean(1) >= S.mean(1).max() - max(args.tie_tol, args.epsilon))
             med, lo, hi = median_interval(r.calls / (n * m))
-            row.update({f"{meth}_median": med, f"{meth}_lo": lo, f"{meth}_hi": hi,
-                        f"{meth}_wrong": int((~np.isin(r.best[-1], truth)).sum())})
+            wrong = int((~np.isin(r.best[-1], truth)).sum())
+            row.update({f"{meth}_median": med, f"{meth}_lo": lo, f"{meth}_hi": hi, f"{meth}_wrong": wrong,
+                        f"{meth}_wrong_hi": clopper_pearson(wrong, args.reps)[1]})
         row["seconds"] = time.time() - t0
         new, base = args.methods[0], args.methods[-1]
         row["x_oracle"] = row[f"{new}_median"] / orc

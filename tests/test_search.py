@@ -85,6 +85,35 @@ def test_crash_and_resume_lose_nothing_and_repeat_nothing(setup):
     assert lo <= MAT.means[MAT.best] <= hi
 
 
+@pytest.mark.slow
+def test_sigkill_with_calls_in_flight_repays_at_most_those_and_gives_the_same_answer(setup):
+    """Four workers; the 25th scorer call SIGKILLs the search: on resume only the calls that were in flight then
+    (at most workers - 1 besides the killer's, which scored nothing) are paid again, and the answer and its calls
+    are the uninterrupted run's (a fresh journal's batch is --workers pairs)."""
+    import time
+
+    d = setup
+    whole = search(d, "whole.json", "--workers", "4", journal="whole.jsonl")
+    assert whole.returncode == 0, whole.stderr
+    ref = json.loads((d / "whole.json").read_text())
+    (d / "calls.log").unlink()
+
+    (d / "crash_at.txt").write_text("25")
+    first = search(d, "out.json", "--workers", "4", journal="j.jsonl")
+    assert first.returncode != 0
+    time.sleep(1.0)  # orphaned scorers still in flight finish (and are paid) after their parent died
+    recorded = (d / "j.jsonl").read_bytes()
+    again = search(d, "out.json", "--workers", "4", journal="j.jsonl")
+    assert again.returncode == 0, again.stderr
+    assert (d / "j.jsonl").read_bytes().startswith(recorded)  # nothing journaled was rewritten
+    res = json.loads((d / "out.json").read_text())
+    calls = Counter((d / "calls.log").read_text().splitlines())
+    repaid = sum(v - 1 for v in calls.values())
+    assert max(calls.values()) <= 2 and repaid <= 3, calls.most_common(5)
+    assert res["best"] == ref["best"] and res["certified"] == ref["certified"] and res["calls"] == ref["calls"]
+    assert sum(calls.values()) == res["calls"] + repaid
+
+
 def test_failures_are_journaled_never_scored_and_stop_the_run(setup):
     d = setup
     (d / "bad.py").write_text("import sys; sys.stdin.read(); print('not a number')\n")
