@@ -46,7 +46,68 @@ def _slots_from_units(units: torch.Tensor, counts: torch.Tensor, k: int) -> tupl
     return rows, counts.gather(1, rows) + (t - start)
 
 
-class LUCBPaired(Policy):
+class _LUCBBase(Policy):
+    """What both LUCB rules share: parameter checks, running means, the deterministic leader, and a step's units
+    (the warm-up's first example per model, the rule's own :meth:`_rule_units`, then the least observed models
+    with room for whatever is left)."""
+
+    def __init__(self, n, m, budget, reps=1, seed=0, device=None, delta: float = 0.05, epsilon: float = 0.0,
+                 batch_size: int = 1):
+        super().__init__(n, m, budget, reps, seed, device)
+        if self.n < 2:
+            raise ValueError(f"{self.name} needs at least 2 models, got {self.n}")
+        self.delta = check_delta(delta)
+        self.epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
+        self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
+        self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
+        self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
+
+    def next_batch_size(self) -> int:
+        return self.batch_size
+
+    def estimate(self) -> torch.Tensor:
+        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
+
+    def leader(self) -> torch.Tensor:
+        """The model with the highest mean, ties to the one seen on more examples, then the first: deterministic,
+        so that looking at the leader (or the certificate) draws nothing and a journal replays the same run."""
+        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
+        top = est == est.max(dim=1, keepdim=True).values
+        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+
+    def best(self) -> torch.Tensor:
+        return self.leader()
+
+    def _rule_units(self, units: torch.Tensor, q: torch.Tensor, k: int) -> None:
+        """Add the rule's allocation of a step's k units (``q``: (R, k) unit indices) to ``units`` (R, n)."""
+        raise NotImplementedError
+
+    def _units(self, k: int) -> torch.Tensor:
+        """How many of the k units of this step each model takes, (R, n)."""
+        R, n, m = self.reps, self.n, self.m
+        room = m - self.counts
+        units = torch.zeros(R, n, dtype=torch.long, device=self.device)
+        q = torch.arange(k, device=self.device).expand(R, -1)
+        unseen = self.counts == 0
+        if bool(unseen.any()):  # warm-up: every model's first example before any comparison
+            key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
+            first = key.argsort(dim=1)
+            take = q < unseen.sum(dim=1, keepdim=True)
+            units.scatter_add_(1, torch.where(take, first.gather(1, q.clamp(max=n - 1)), 0), take.long())
+        else:
+            self._rule_units(units, q, k)
+        units = torch.minimum(units, room)
+        deficit = k - units.sum(dim=1)
+        if bool((deficit > 0).any()):  # the rest: the least observed models with room, in that order
+            free = room - units
+            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
+            free_sorted = free.gather(1, order)
+            before = free_sorted.cumsum(dim=1) - free_sorted
+            units.scatter_add_(1, order, (deficit[:, None] - before).clamp(min=0).minimum(free_sorted))
+        return units
+
+
+class LUCBPaired(_LUCBBase):
     """LUCB on paired differences over synchronized examples; see the module docstring.
 
     Parameters
@@ -65,38 +126,15 @@ class LUCBPaired(Policy):
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, delta: float = 0.05, epsilon: float = 0.0,
                  batch_size: int = 1):
-        super().__init__(n, m, budget, reps, seed, device)
-        if self.n < 2:
-            raise ValueError(f"lucb-pd needs at least 2 models, got {self.n}")
-        self.delta = check_delta(delta)
-        self.epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
-        self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
+        super().__init__(n, m, budget, reps, seed, device, delta, epsilon, batch_size)
         self.order = KeyedPermutations(self.reps, 1, self.m, self.gen, self.device)
         R, n = self.reps, self.n
-        self.counts = torch.zeros(R, n, dtype=torch.long, device=self.device)
-        self.sums = torch.zeros(R, n, dtype=torch.float64, device=self.device)
         self.obs = torch.zeros(R, n, self.m, dtype=torch.float32, device=self.device)  # score by prefix position
         self.pair_cs = WoRMeanCS(1, R * n * n, self.m, self.delta / (n - 1), device=self.device)
         self._upper = torch.triu(torch.ones(n, n, dtype=torch.bool, device=self.device), diagonal=1)
         self._pending = None
 
-    def next_batch_size(self) -> int:
-        return self.batch_size
-
     # ------------------------------------------------------------------------------------------ estimates
-
-    def estimate(self) -> torch.Tensor:
-        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
-
-    def leader(self) -> torch.Tensor:
-        """The model with the highest mean, ties to the one seen on more examples, then the first: deterministic,
-        so that looking at the leader (or the certificate) draws nothing and a journal replays the same run."""
-        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
-        top = est == est.max(dim=1, keepdim=True).values
-        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
-
-    def best(self) -> torch.Tensor:
-        return self.leader()
 
     def difference_bounds(self, lead: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Bounds on mu_lead - mu_j for every j, each (R, n) (the leader's own entry is +inf / +inf)."""
@@ -123,46 +161,24 @@ class LUCBPaired(Policy):
 
     # ------------------------------------------------------------------------------------------ ask / tell
 
-    def _units(self, k: int) -> torch.Tensor:
-        """How many of the k units of this step each model takes, (R, n)."""
-        R, n, m = self.reps, self.n, self.m
-        room = self.m - self.counts
-        units = torch.zeros(R, n, dtype=torch.long, device=self.device)
-        q = torch.arange(k, device=self.device).expand(R, -1)
-        unseen = self.counts == 0
-        if bool(unseen.any()):  # warm-up: every model's first example before any comparison
-            key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
-            first = key.argsort(dim=1)
-            n_unseen = unseen.sum(dim=1, keepdim=True)
-            take = q < n_unseen
-            units.scatter_add_(1, torch.where(take, first.gather(1, q.clamp(max=n - 1)), 0), take.long())
-        else:
-            lead = self.leader()
-            lower, _ = self.difference_bounds(lead)
-            open_ = (lower <= -self.epsilon) & torch.isfinite(lower)
-            n_open = open_.sum(dim=1, keepdim=True)
-            threat = torch.where(open_, lower, torch.full_like(lower, torch.inf)).argsort(dim=1)
-            has = n_open > 0
-            cand = threat.gather(1, torch.where(has, q % n_open.clamp(min=1), 0))
-            rank = torch.where(has, q // n_open.clamp(min=1), 0)
-            c_lead = self.counts.gather(1, lead[:, None])
-            cap = torch.where(c_lead < m, c_lead, torch.full_like(c_lead, m))
-            rival_ok = has & (self.counts.gather(1, cand) + rank < cap)
-            to_lead = has & ~rival_ok
-            lead_rank = to_lead.long().cumsum(dim=1) - 1
-            lead_ok = to_lead & (c_lead + lead_rank < m)
-            units.scatter_add_(1, torch.where(rival_ok, cand, 0), rival_ok.long())
-            units.scatter_add_(1, lead[:, None].expand(-1, k), lead_ok.long())
-        units = torch.minimum(units, room)
-        deficit = k - units.sum(dim=1)
-        if bool((deficit > 0).any()):  # the rest: the least observed models with room, in that order
-            free = room - units
-            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
-            free_sorted = free.gather(1, order)
-            before = free_sorted.cumsum(dim=1) - free_sorted
-            extra_sorted = (deficit[:, None] - before).clamp(min=0).minimum(free_sorted)
-            units.scatter_add_(1, order, extra_sorted)
-        return units
+    def _rule_units(self, units, q, k):
+        m = self.m
+        lead = self.leader()
+        lower, _ = self.difference_bounds(lead)
+        open_ = (lower <= -self.epsilon) & torch.isfinite(lower)
+        n_open = open_.sum(dim=1, keepdim=True)
+        threat = torch.where(open_, lower, torch.full_like(lower, torch.inf)).argsort(dim=1)
+        has = n_open > 0
+        cand = threat.gather(1, torch.where(has, q % n_open.clamp(min=1), 0))
+        rank = torch.where(has, q // n_open.clamp(min=1), 0)
+        c_lead = self.counts.gather(1, lead[:, None])
+        cap = torch.where(c_lead < m, c_lead, torch.full_like(c_lead, m))
+        rival_ok = has & (self.counts.gather(1, cand) + rank < cap)
+        to_lead = has & ~rival_ok
+        lead_rank = to_lead.long().cumsum(dim=1) - 1
+        lead_ok = to_lead & (c_lead + lead_rank < m)
+        units.scatter_add_(1, torch.where(rival_ok, cand, 0), rival_ok.long())
+        units.scatter_add_(1, lead[:, None].expand(-1, k), lead_ok.long())
 
     def _select(self, k: int):
         units = self._units(k)
@@ -200,7 +216,7 @@ class LUCBPaired(Policy):
         self.pair_cs.update(stream[None, :], x[None, :].clamp(0.0, 1.0), sparse=True)
 
 
-class LUCB(Policy):
+class LUCB(_LUCBBase):
     """LUCB with one confidence sequence per model (Kalyanakrishnan et al., ICML 2012): the unpaired baseline of
     :class:`LUCBPaired`.
 
@@ -228,32 +244,10 @@ class LUCB(Policy):
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, delta: float = 0.05, epsilon: float = 0.0,
                  batch_size: int = 1):
-        super().__init__(n, m, budget, reps, seed, device)
-        if self.n < 2:
-            raise ValueError(f"lucb needs at least 2 models, got {self.n}")
-        self.delta = check_delta(delta)
-        self.epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
-        self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
+        super().__init__(n, m, budget, reps, seed, device, delta, epsilon, batch_size)
         self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
-        self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
-        self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
         self.cs = WoRMeanCS(self.reps, self.n, self.m, self.delta / self.n, device=self.device)
         self._steps = 0
-
-    def next_batch_size(self) -> int:
-        return self.batch_size
-
-    def estimate(self) -> torch.Tensor:
-        return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
-
-    def leader(self) -> torch.Tensor:
-        """The model with the highest mean, ties to the one seen on more examples, then the first."""
-        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
-        top = est == est.max(dim=1, keepdim=True).values
-        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
-
-    def best(self) -> torch.Tensor:
-        return self.leader()
 
     def _rival_upper(self, lead: torch.Tensor) -> torch.Tensor:
         return self.cs.upper.scatter(1, lead[:, None], -torch.inf)
@@ -267,43 +261,24 @@ class LUCB(Policy):
         ok = lo > self._rival_upper(lead).amax(dim=1) - eps
         return lead, ok & (self.counts > 0).all(dim=1)
 
-    def _units(self, k: int) -> torch.Tensor:
-        R, n, m = self.reps, self.n, self.m
-        room = m - self.counts
-        units = torch.zeros(R, n, dtype=torch.long, device=self.device)
-        q = torch.arange(k, device=self.device).expand(R, -1)
-        unseen = self.counts == 0
-        if bool(unseen.any()):
-            key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
-            first = key.argsort(dim=1)
-            take = q < unseen.sum(dim=1, keepdim=True)
-            units.scatter_add_(1, torch.where(take, first.gather(1, q.clamp(max=n - 1)), 0), take.long())
-        else:
-            lead = self.leader()
-            lo = self.cs.lower.gather(1, lead[:, None])
-            upper = self._rival_upper(lead)
-            open_ = upper - self.epsilon >= lo
-            n_open = open_.sum(dim=1, keepdim=True)
-            has = n_open > 0
-            half = k // 2 + (k % 2) * (1 - self._steps % 2)  # an odd batch's extra unit alternates
-            n_lead = torch.where(has, torch.minimum(room.gather(1, lead[:, None]), torch.full_like(n_open, half)), 0)
-            units.scatter_add_(1, lead[:, None], n_lead)
-            threat = torch.where(open_, upper, torch.full_like(upper, -torch.inf)).argsort(dim=1, descending=True)
-            r_q = q - n_lead  # the rivals' units, in order
-            is_rival = has & (r_q >= 0)
-            i = r_q.clamp(min=0)
-            cand = threat.gather(1, i % n_open.clamp(min=1))
-            ok = is_rival & (self.counts.gather(1, cand) + i // n_open.clamp(min=1) < m)
-            units.scatter_add_(1, torch.where(ok, cand, 0), ok.long())
-        units = torch.minimum(units, room)
-        deficit = k - units.sum(dim=1)
-        if bool((deficit > 0).any()):
-            free = room - units
-            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
-            free_sorted = free.gather(1, order)
-            before = free_sorted.cumsum(dim=1) - free_sorted
-            units.scatter_add_(1, order, (deficit[:, None] - before).clamp(min=0).minimum(free_sorted))
-        return units
+    def _rule_units(self, units, q, k):
+        m, room = self.m, self.m - self.counts
+        lead = self.leader()
+        lo = self.cs.lower.gather(1, lead[:, None])
+        upper = self._rival_upper(lead)
+        open_ = upper - self.epsilon >= lo
+        n_open = open_.sum(dim=1, keepdim=True)
+        has = n_open > 0
+        half = k // 2 + (k % 2) * (1 - self._steps % 2)  # an odd batch's extra unit alternates
+        n_lead = torch.where(has, torch.minimum(room.gather(1, lead[:, None]), torch.full_like(n_open, half)), 0)
+        units.scatter_add_(1, lead[:, None], n_lead)
+        threat = torch.where(open_, upper, torch.full_like(upper, -torch.inf)).argsort(dim=1, descending=True)
+        r_q = q - n_lead  # the rivals' units, in order
+        is_rival = has & (r_q >= 0)
+        i = r_q.clamp(min=0)
+        cand = threat.gather(1, i % n_open.clamp(min=1))
+        ok = is_rival & (self.counts.gather(1, cand) + i // n_open.clamp(min=1) < m)
+        units.scatter_add_(1, torch.where(ok, cand, 0), ok.long())
 
     def _select(self, k: int):
         rows, pos = _slots_from_units(self._units(k), self.counts, k)
