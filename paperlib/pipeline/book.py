@@ -34,6 +34,7 @@ import yaml
 
 from .. import paths
 from ..decide import Verdict
+from ..ledger import Claim
 from .variables import PAPER_KEYS, ledger_values
 
 STRUCTURE = Path(__file__).with_name("book.yaml")
@@ -61,15 +62,9 @@ class BookError(RuntimeError):
     """The book cannot be built from what is committed; the message names the missing piece."""
 
 
-@dataclass
-class Claim:
-    paper: str
-    claim: str
-    statement: str
-    evidence: str
-    measured: str
-    verdict: str
-    notebooks: list[str] = field(default_factory=list)
+def cited_notebooks(c: Claim) -> list[str]:
+    """The notebooks a row's evidence names (``notebooks/<name>.ipynb``), in order."""
+    return re.findall(r"notebooks/([\w\-]+)\.ipynb", c.evidence)
 
 
 # --------------------------------------------------------------------------------------------- small helpers
@@ -115,12 +110,7 @@ def has_outputs(nb_path: Path) -> bool:
 
 def load_claims(csv: Path) -> list[Claim]:
     df = pd.read_csv(csv, dtype=str).fillna("")
-    out = []
-    for r in df.itertuples(index=False):
-        c = Claim(r.paper, r.claim, r.statement, r.evidence, r.measured, r.verdict)
-        c.notebooks = re.findall(r"notebooks/([\w\-]+)\.ipynb", c.evidence)
-        out.append(c)
-    return out
+    return [Claim(r.paper, r.claim, r.statement, r.evidence, r.measured, r.verdict) for r in df.itertuples(index=False)]
 
 
 # ------------------------------------------------------------------------------------- claim -> builder, rule
@@ -189,7 +179,7 @@ def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) 
 def claim_card(c: Claim, code_index, in_book: set[str]) -> str:
     ours = c.paper not in PAPER_KEYS
     ev = md_escape(scrub(c.evidence))
-    for nb in set(c.notebooks):
+    for nb in set(cited_notebooks(c)):
         target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
         ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
     code = code_for(c.claim, code_index)
@@ -552,7 +542,7 @@ def source_tree(profile: str, figures: Path, executed: Path, config: dict | None
         sections = [s["notebook"] for s in ch["sections"] if s.get("notebook")]
         for c in ctx.claims:
             if c.paper in ch["ledger"]:
-                cited = [n for n in c.notebooks if n in sections]
+                cited = [n for n in cited_notebooks(c) if n in sections]
                 if wrote.get(c.claim) in by_rule:
                     ctx.home[c.claim] = by_rule[wrote[c.claim]]
                 elif cited:
