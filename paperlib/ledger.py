@@ -7,6 +7,7 @@ Notebooks write fragments (``results/<profile>/claims/<name>.csv``); :func:`merg
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from .decide import Verdict, all_any  # noqa: F401  (all_any: the rule many buil
 
 COLUMNS = ("paper", "claim", "statement", "evidence", "measured", "verdict")
 VERDICTS = tuple(v.value for v in Verdict)
+#: a row id: lower-case letters, digits and hyphens (what :func:`key` makes of a label), so that it is its own
+#: HTML anchor (Sphinx turns any other character into a hyphen, and a link to the id would then miss)
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,8 @@ class Claim:
     verdict: str
 
     def __post_init__(self):
+        if not ID_PATTERN.fullmatch(self.claim):
+            raise ValueError(f"claim id must be lower-case letters, digits and hyphens, got {self.claim!r}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         object.__setattr__(self, "verdict", Verdict(self.verdict).value)
@@ -87,8 +93,6 @@ def titled(paper: str, cid: str, title: str, statement: str, evidence: str, meas
 def key(text: str) -> str:
     """A data label (a judge, a kind of predictions) as it appears inside a hand-written id: lower case, runs of
     other characters as one hyphen."""
-    import re
-
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
 
@@ -131,8 +135,9 @@ def to_markdown(claims: list[Claim], run_on: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary_table(claims: list[Claim]) -> str:
-    """Verdict counts per paper, in ledger order, as a Markdown table (the README quotes it as a variable)."""
+def summary_table(claims) -> str:
+    """Verdict counts per paper, in ledger order, as a Markdown table (the README quotes it as a variable); ``claims``:
+    rows with ``paper`` and ``verdict`` (:class:`Claim`, or a ledger table's tuples)."""
     order = ("holds", "partly", "fails", "inconclusive", "untestable")
     papers = list(dict.fromkeys(c.paper for c in claims))
     lines = ["| paper | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]

@@ -41,3 +41,18 @@ def test_a_paper_row_fails_only_when_the_evidence_excludes_our_error(tmp_path):
     got = {c.claim: c for c in merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")}
     assert got["a"].verdict == "inconclusive" and "not charged to the paper" in got["a"].measured
     assert [got[k].verdict for k in "bcd"] == ["fails", "fails", "holds"]
+
+
+def test_a_row_id_is_its_own_html_anchor():
+    """Sphinx turns any character but letters, digits and hyphens into a hyphen in an anchor, so a link to an id
+    with a dot would miss its row: such an id is refused when the row is made."""
+    import pytest
+
+    from paperlib.ledger import Claim, key
+
+    Claim("p", "search-lucb-within-1-5x-oracle", "s", "e", "95% CI", "holds")
+    with pytest.raises(ValueError, match="claim id"):
+        Claim("p", "search-lucb-within-1.5x-oracle", "s", "e", "95% CI", "holds")
+    with pytest.raises(ValueError, match="claim id"):
+        Claim("p", "Upper-Case", "s", "e", "95% CI", "holds")
+    assert key("GPT-4o (judge) v1.5") == "gpt-4o-judge-v1-5"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..decide import Verdict
-from ..ledger import Claim, summary_table
+from ..ledger import summary_table
 
 PAPER_KEYS = {  # ledger paper label -> the short key used in variable names
     "Zhou et al. 2025": "zhou",
@@ -40,9 +40,7 @@ def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
             v[f"{prefix}_{key}_{verdict}"] = int(((claims.paper == label) & (claims.verdict == verdict)).sum())
     for label, key in PAPER_KEYS.items():
         v[f"{prefix}_{key}_rows"] = int((claims.paper == label).sum())
-    rows = [Claim(r.paper, r.claim, "", "", "", r.verdict) for r in claims.itertuples()] if "claim" in claims else \
-        [Claim(r.paper, "", "", "", "", r.verdict) for r in claims.itertuples()]
-    v[f"{prefix}_table"] = "\n" + summary_table(rows)
+    v[f"{prefix}_table"] = "\n" + summary_table(list(claims[["paper", "verdict"]].itertuples()))
     return {k: str(x) for k, x in v.items()}
 
 

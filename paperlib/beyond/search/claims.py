@@ -97,7 +97,7 @@ def oracle_claim(table: pd.DataFrame, delta: float, method: str = CERTIFYING, li
     x oracle: holds if every interval lies at or below it, fails if some interval lies above it, else
     inconclusive.
     """
-    cid = "search-lucb-within-1.5x-oracle" if (method, limit) == (CERTIFYING, 1.5) else f"search-{method}-oracle"
+    cid = "search-lucb-within-1-5x-oracle" if (method, limit) == (CERTIFYING, 1.5) else f"search-{method}-oracle"
     stmt = (f"Certifying the best model at delta = {delta:g} with {method} takes at most {limit:g} times the calls of an "
             "oracle allocation that knows every gap and paired variance, on every matrix (our goal, issue 29).")
     g = table[table.method == method] if len(table) else table
