@@ -53,26 +53,33 @@ def search(d, out, *extra, journal=None):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-@pytest.mark.slow
-def test_crash_and_resume_lose_nothing_and_repeat_nothing(setup):
-    d = setup
-    whole = search(d, "whole.json", "--workers", "1", journal="whole.jsonl")
+def crash_and_resume(d, workers: str, crash_at: int = 25, settle: float = 0.0):
+    """An uninterrupted run, then a run whose ``crash_at``-th scorer call SIGKILLs the search, then its resume (each
+    with ``workers``): the uninterrupted JSON, the resumed JSON, the journal bytes before the resume, and the
+    scorer's own count of calls per pair."""
+    import time
+
+    whole = search(d, "whole.json", "--workers", workers, journal="whole.jsonl")
     assert whole.returncode == 0, whole.stderr
     ref = json.loads((d / "whole.json").read_text())
     (d / "calls.log").unlink()
-
-    (d / "crash_at.txt").write_text("25")
-    first = search(d, "out.json", "--workers", "1", journal="j.jsonl")
+    (d / "crash_at.txt").write_text(str(crash_at))
+    first = search(d, "out.json", "--workers", workers, journal="j.jsonl")
     assert first.returncode != 0  # killed by its scorer
+    time.sleep(settle)
     recorded = (d / "j.jsonl").read_bytes()
+    again = search(d, "out.json", "--workers", workers, journal="j.jsonl")
+    assert again.returncode == 0, again.stderr
+    assert (d / "j.jsonl").read_bytes().startswith(recorded)  # nothing journaled was rewritten
+    return ref, json.loads((d / "out.json").read_text()), recorded, Counter((d / "calls.log").read_text().splitlines())
+
+
+@pytest.mark.slow
+def test_crash_and_resume_lose_nothing_and_repeat_nothing(setup):
+    d = setup
+    ref, res, recorded, calls = crash_and_resume(d, "1")
     scores_before = [json.loads(x) for x in recorded.decode().splitlines() if '"type":"score"' in x]
     assert len(scores_before) == 25
-
-    again = search(d, "out.json", "--workers", "1", journal="j.jsonl")
-    assert again.returncode == 0, again.stderr
-    res = json.loads((d / "out.json").read_text())
-    assert (d / "j.jsonl").read_bytes().startswith(recorded)
-    calls = Counter((d / "calls.log").read_text().splitlines())
     assert max(calls.values()) == 1  # no pair scored twice
     assert sum(calls.values()) == res["calls"] == ref["calls"]
     assert res["best"] == ref["best"] and res["certified"] == ref["certified"]
@@ -90,24 +97,8 @@ def test_sigkill_with_calls_in_flight_repays_at_most_those_and_gives_the_same_an
     """Four workers; the 25th scorer call SIGKILLs the search: on resume only the calls that were in flight then
     (at most workers - 1 besides the killer's, which scored nothing) are paid again, and the answer and its calls
     are the uninterrupted run's (a fresh journal's batch is --workers pairs)."""
-    import time
-
-    d = setup
-    whole = search(d, "whole.json", "--workers", "4", journal="whole.jsonl")
-    assert whole.returncode == 0, whole.stderr
-    ref = json.loads((d / "whole.json").read_text())
-    (d / "calls.log").unlink()
-
-    (d / "crash_at.txt").write_text("25")
-    first = search(d, "out.json", "--workers", "4", journal="j.jsonl")
-    assert first.returncode != 0
-    time.sleep(1.0)  # orphaned scorers still in flight finish (and are paid) after their parent died
-    recorded = (d / "j.jsonl").read_bytes()
-    again = search(d, "out.json", "--workers", "4", journal="j.jsonl")
-    assert again.returncode == 0, again.stderr
-    assert (d / "j.jsonl").read_bytes().startswith(recorded)  # nothing journaled was rewritten
-    res = json.loads((d / "out.json").read_text())
-    calls = Counter((d / "calls.log").read_text().splitlines())
+    # settle: orphaned scorers still in flight finish (and are paid) after their parent died
+    ref, res, _, calls = crash_and_resume(setup, "4", settle=1.0)
     repaid = sum(v - 1 for v in calls.values())
     assert max(calls.values()) <= 2 and repaid <= 3, calls.most_common(5)
     assert res["best"] == ref["best"] and res["certified"] == ref["certified"] and res["calls"] == ref["calls"]
