@@ -89,19 +89,24 @@ def test_fit_lowers_the_objective_and_rejects_bad_input():
         FitConfig(rank=0)
 
 
-@pytest.mark.parametrize("method", ["pulse", "naive-pooling", "ucbe-batch"])
-def test_policy_spends_budget_exactly_never_repeats(method):
+@pytest.mark.parametrize("method,sampler,budget", [("pulse", "rejection", 1111), ("naive-pooling", "rejection", 1111),
+                                                   ("ucbe-batch", "rejection", 1111), ("ucbe-batch", "shuffled", 1111),
+                                                   ("pulse", "shuffled", 2250), ("ucbe-batch", "shuffled", 2250)])
+def test_policy_spends_budget_exactly_never_repeats(method, sampler, budget):
+    """Exact budget, no pair twice; with the shuffled sampler also at the full matrix, where every row is shuffled
+    and handed out to its last example."""
     S = toy(30, 150)
     _, V = fit_factors(S[:15], cfg=FitConfig(rank=2, steps=50))
     kw = {} if method == "ucbe-batch" else {"v": V.numpy(), "refit_every": 5}
+    kw["sampler"] = sampler
     mat = ScoreMatrix.from_array(S[15:], name="t", kind="synthetic")
-    res = simulate(method, mat, [15 * 8, 600, 1111], reps=3, seed=0, progress=False, batch_size=8, **kw)
-    pol = make_policy(method, 15, 150, 1111, reps=3, seed=0, batch_size=8, **kw)
+    res = simulate(method, mat, [15 * 8, 600, budget], reps=3, seed=0, progress=False, batch_size=8, **kw)
+    pol = make_policy(method, 15, 150, budget, reps=3, seed=0, batch_size=8, **kw)
     Sm = torch.tensor(S[15:])
     while not pol.done:
         req = pol.ask()
         pol.tell(req, Sm[req.rows, req.cols])
-    assert (pol.mask.sum(dim=(1, 2)) == 1111).all()
+    assert (pol.mask.sum(dim=(1, 2)) == budget).all()
     assert (pol.cnt == pol.mask.sum(2)).all()
     np.testing.assert_allclose(res.estimates[-1], pol.estimate().numpy(), rtol=1e-5)
     if method == "ucbe-batch":
@@ -207,6 +212,104 @@ def test_unobserved_sampler_is_uniform_without_replacement():
     pol.mask[:, 0, :48] = True   # fewer candidates than draws: the fallback path
     c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 2).numpy()
     assert (np.sort(c, axis=1) == [48, 49]).all()
+
+
+def _row_with_left(R, m, left, k, sampler="shuffled"):
+    from paperlib.policies.pulse import PULSE
+
+    pol = PULSE(1, m, m, reps=R, seed=0, estimator=ObservedMean(), batch_size=k, t0=1, sampler=sampler)
+    pol.mask[:, 0, : m - left] = True
+    pol.cnt[:, 0] = m - left
+    return pol
+
+
+def _record(pol, cols):
+    pol.mask[torch.arange(pol.reps)[:, None], 0, cols] = True
+    pol.cnt[:, 0] += cols.shape[1]
+
+
+def test_shuffled_sampler_draws_uniform_subsets_given_the_past():
+    """sampler="shuffled" on a row with 12 of 50 examples left (<= half, so the row is shuffled once): the first
+    batch of 3 includes each unobserved example with probability 3/12 and each pair with 3 * 2 / (12 * 11) (the
+    uniform 3-subset's marginals); given the first batch, the second includes each remaining example with
+    probability 3/9; the four batches are exactly the 12 unobserved examples. 5 binomial standard errors."""
+    R, m, left, k = 20000, 50, 12, 3
+    pol = _row_with_left(R, m, left, k)
+    pick = torch.zeros(R, dtype=torch.long)
+    first = pol._sample_unobserved(pick, k)
+    c = first.numpy()
+    assert (c >= m - left).all() and all(len(set(x)) == k for x in c)
+    inc = np.zeros((R, m), bool)
+    inc[np.arange(R)[:, None], c] = True
+    inc = inc[:, m - left:]
+
+    def near(hits, trials, p):
+        return abs(hits / trials - p) < 5 * np.sqrt(p * (1 - p) / trials)
+
+    assert all(near(inc[:, j].sum(), R, k / left) for j in range(left))
+    pair = k * (k - 1) / (left * (left - 1))
+    assert all(near((inc[:, i] & inc[:, j]).sum(), R, pair) for i in range(left) for j in range(i + 1, left))
+    _record(pol, first)
+    second = pol._sample_unobserved(pick, k)
+    inc2 = np.zeros((R, m), bool)
+    inc2[np.arange(R)[:, None], second.numpy()] = True
+    inc2 = inc2[:, m - left:]
+    assert not (inc & inc2).any()
+    assert all(near(inc2[~inc[:, j], j].sum(), int((~inc[:, j]).sum()), k / (left - k)) for j in range(left))
+    batches = [first, second]
+    _record(pol, second)
+    for _ in range(2):
+        batches.append(pol._sample_unobserved(pick, k))
+        _record(pol, batches[-1])
+    every = np.sort(torch.cat(batches, 1).numpy(), axis=1)
+    assert (every == np.arange(m - left, m)).all()
+
+
+def test_shuffled_sampler_mixes_shuffled_and_rejection_rows_in_one_step():
+    """Repetitions whose picked row is more than half unobserved draw by rejection, the others from their shuffled
+    list, in the same step: every batch is k distinct unobserved examples, and the same seed gives the same
+    batches."""
+    R, n, m, k = 400, 3, 40, 5
+
+    def batches():
+        from paperlib.policies.pulse import PULSE
+
+        pol = PULSE(n, m, n * m, reps=R, seed=2, estimator=ObservedMean(), batch_size=k, t0=1, sampler="shuffled")
+        rng = np.random.default_rng(0)
+        share = rng.choice([0.2, 0.7], size=(R, n, 1))
+        pol.mask[:] = torch.tensor(rng.random((R, n, m)) < share)
+        pol.mask[:, :, : 2 * k] = False  # k <= the unobserved examples at both steps, as the policy guarantees
+        pol.cnt[:] = pol.mask.sum(2).double()
+        pick = torch.tensor(rng.integers(0, n, R))
+        before = pol.mask[torch.arange(R), pick].numpy().copy()
+        out = [pol._sample_unobserved(pick, k)]
+        pol.mask[torch.arange(R)[:, None], pick[:, None], out[0]] = True
+        pol.cnt[torch.arange(R), pick] += k
+        out.append(pol._sample_unobserved(pick, k))
+        return pol, pick, out, before
+
+    pol, pick, (a, b), before = batches()
+    hot = (2 * (m - pol.cnt[torch.arange(R), pick] + k) <= m).numpy()
+    assert hot.any() and (~hot).any()
+    rows = pol.mask[torch.arange(R), pick].numpy()
+    for c in (a, b):
+        c = c.numpy()
+        assert all(len(set(x)) == k for x in c)
+    assert not before[np.arange(R)[:, None], a.numpy()].any()
+    assert not rows[np.arange(R)[:, None], b.numpy()].any()  # unobserved once a was recorded: b is new
+    _, _, (a2, b2), _ = batches()
+    assert torch.equal(a, a2) and torch.equal(b, b2)
+
+
+def test_sampler_is_validated_named_in_the_label_and_refused_by_pulse_sync():
+    from paperlib.policies import label
+
+    assert label("ucbe-batch:sampler=shuffled") == "UCB-E (shuffled sampler)"
+    assert label("pulse:convention=paper:sampler=shuffled") == "PULSE (paper-literal, shuffled sampler)"
+    with pytest.raises(ValueError, match="sampler"):
+        make_policy("ucbe-batch", 3, 16, 48, batch_size=4, sampler="sorted")
+    with pytest.raises(ValueError, match="shared order"):
+        make_policy("pulse-sync", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4, sampler="shuffled")
 
 
 @pytest.mark.parametrize("path", ["sparse", "dense"])

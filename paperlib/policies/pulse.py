@@ -3,7 +3,8 @@
 Rows are models (the paper's m), columns examples (the paper's n). Every method pulls T0 batches of
 B examples per model first, then repeatedly picks ``argmax_i mu_hat_i + sqrt(a / |O_i|)`` over
 models not yet fully observed and evaluates B of its unobserved examples, drawn uniformly without
-replacement (sequential rejection sampling, :meth:`PULSE._sample_unobserved`). The methods
+replacement (:meth:`PULSE._sample_unobserved`: sequential rejection, or with ``sampler="shuffled"`` a
+shuffled list of a row's unobserved examples once half of it is observed). The methods
 differ only in mu_hat, an :class:`Estimator` object:
 
 * :class:`DoublyRobust` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
@@ -55,6 +56,7 @@ from .base import Policy, random_argmax
 from .lazyperm import KeyedPermutations
 
 CONVENTIONS = ("authors", "paper")
+SAMPLERS = ("rejection", "shuffled")
 
 
 def predictable_lambda(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, z_bar):
@@ -224,6 +226,12 @@ class PULSE(Policy):
     convention : {"authors", "paper"}
         ``"authors"`` (default) follows the authors' code where Algorithm 1 is silent or differs; ``"paper"`` is the
         literal reading of Step 3 (see the module docstring).
+    sampler : {"rejection", "shuffled"}
+        How a batch is drawn uniformly without replacement from a model's unobserved examples (the same
+        distribution, different random streams): ``"rejection"`` (default, the stream of the committed results)
+        rejects observed draws, which costs O(m / unobserved) per example on a nearly complete row;
+        ``"shuffled"`` does the same while at least half the row is unobserved, then shuffles the row's
+        unobserved examples once and hands them out in that order, O(B) per step (:meth:`_sample_shuffled`).
     lam, init_lr, init_steps, loop_lr, loop_steps
         Refit hyperparameters (paper, Appendix C.1: lambda 0.01; 50 steps at 0.01 after the warm-up;
         10 steps at 0.1 in the loop).
@@ -239,11 +247,13 @@ class PULSE(Policy):
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, batch_size=64, t0=1, a=1.0,
                  refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10,
-                 convention="authors", estimator: Estimator | None = None, observer=None):
+                 convention="authors", estimator: Estimator | None = None, observer=None, sampler="rejection"):
         super().__init__(n, m, budget, reps, seed, device)
         if convention not in CONVENTIONS:
             raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-        self.convention = convention
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+        self.convention, self.sampler = convention, sampler
         estimator = self.default_estimator if estimator is None else estimator
         if not isinstance(estimator, Estimator):
             raise ValueError(f"estimator must be an Estimator (ObservedMean, DoublyRobust, NaivePooled), got {estimator!r}")
@@ -275,6 +285,7 @@ class PULSE(Policy):
         self.mask = torch.zeros(R, n, m, dtype=torch.bool, device=self.device)
         z = torch.zeros(R, n, dtype=torch.float64, device=self.device)
         self.cnt, self.sum_obs, self.theta_sum, self.n_theta = z.clone(), z.clone(), z.clone(), z.clone()
+        self._bonus = z.clone()
         self.z_sum, self.n_z = z.clone(), z.clone()  # the residuals Z behind Z_bar, and how many
         self.unobs_pred = z.clone()
         self.w_sum, self.w_theta_sum = z.clone(), z.clone()
@@ -284,6 +295,9 @@ class PULSE(Policy):
         self.step = 0
         self._pick = None
         self._first_pos = None  # (R, m) first positions of the sampler's draws, all "empty" between steps
+        self._slot = None  # sampler="shuffled": (R n,) slot of each (repetition, model)'s shuffled list, -1 if none
+        self._lists = self._next = None  # the shuffled lists (slots, m) and each slot's next position
+        self._slots = 0
         self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
         self.sel_gen = make_generator(seed + 7919, self.device)
         self.cs: PredictableRangeCS | None = None
@@ -333,8 +347,7 @@ class PULSE(Policy):
         self.step += 1
         if self.estimator.needs_factors and self.step % self.refit_every == 0:
             self._refit(self.loop_lr, self.loop_steps)
-        index = self.estimate() + torch.sqrt(self.a / self.cnt.clamp(min=1))
-        index = torch.where(self.cnt >= self.m, torch.full_like(index, -torch.inf), index)
+        index = self.estimate() + self._bonus
         pick = random_argmax(index, self.sel_gen)
         left = int((self.m - self.cnt[r, pick]).min().item())
         k = min(k, left)
@@ -381,23 +394,31 @@ class PULSE(Policy):
         return min(self.m, 4 * k * math.ceil(self.m / max(left, 1)))
 
     def _sample_unobserved(self, pick, k, left=None):
-        """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones.
-
-        Sequential rejection: draw L = :meth:`_draws` columns uniformly with replacement, keep the first k that are
-        unobserved and not drawn before (an exact uniform k-subset); only the repetitions with fewer than k such
-        draws fall back to the k largest of fresh uniform keys over their row's unobserved examples. A draw's first
-        occurrence is found through an (R, m) table of first positions (``scatter_reduce_``, reset after use).
-        """
-        R, r = self.reps, self._rep_index
+        """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones: (R, k).
+        ``k`` is at most the fewest unobserved examples of the picked rows (``_select`` cuts the batch to it)."""
+        if self.sampler == "shuffled":
+            return self._sample_shuffled(pick, k)
         if left is None:
-            left = int((self.m - self.cnt[r, pick]).min().item())
+            left = int((self.m - self.cnt[self._rep_index, pick]).min().item())
+        return self._reject(self._rep_index, pick, k, left)
+
+    def _reject(self, r, pick, k, left):
+        """k examples for each repetition in ``r`` (picked rows ``pick``), by sequential rejection.
+
+        Draw L = :meth:`_draws` columns uniformly with replacement, keep the first k that are unobserved and not
+        drawn before (an exact uniform k-subset); only the repetitions with fewer than k such draws fall back to the
+        k largest of fresh uniform keys over their row's unobserved examples. A draw's first occurrence is found
+        through a table of first positions (``scatter_reduce_``, reset after use). ``left`` is the fewest
+        unobserved examples among the rows.
+        """
+        R = r.numel()
         L = self._draws(k, left)
         cand = torch.randint(self.m, (R, L), generator=self.sel_gen, device=self.device)
         pos = torch.arange(L, device=self.device).expand(R, L)
         empty = torch.iinfo(torch.int32).max
         if self._first_pos is None:
-            self._first_pos = torch.full((R, self.m), empty, dtype=torch.int32, device=self.device)
-        table, pos32 = self._first_pos, pos.to(torch.int32)
+            self._first_pos = torch.full((self.reps, self.m), empty, dtype=torch.int32, device=self.device)
+        table, pos32 = self._first_pos[:R], pos.to(torch.int32)
         table.scatter_reduce_(1, cand, pos32, reduce="amin")
         first = table.gather(1, cand) == pos32
         table.scatter_(1, cand, empty)
@@ -414,6 +435,57 @@ class PULSE(Policy):
         keys = torch.rand(short.numel(), self.m, generator=self.sel_gen, device=self.device).masked_fill_(row_mask, -1.0)
         return cols.index_copy_(0, short, keys.topk(k, dim=1).indices)
 
+    def _sample_shuffled(self, pick, k):
+        """``sampler="shuffled"``: rows with more than half their examples unobserved by :meth:`_reject`; a row with
+        at most half left is shuffled once, and its batches are the next k of that list.
+
+        Exactness: the list is the row's unobserved examples ordered by i.i.d. uniform float64 keys, a uniformly
+        random order (up to ties among 53-bit keys); every later observation of the row comes from the list, so
+        given the examples handed out so far the rest of the list is a uniform order of the unobserved set and its
+        next k are a uniform k-subset, the distribution of :meth:`_reject`. Memory: one int32 list of m per shuffled
+        (repetition, model), at most 2 budget / m + 1 per repetition, grown by doubling.
+        """
+        R, r, m = self.reps, self._rep_index, self.m
+        cell = r * self.n + pick
+        left = (m - self.cnt[r, pick]).long()
+        hot = 2 * left <= m
+        out = torch.empty(R, k, dtype=torch.long, device=self.device)
+        if bool(hot.any()):
+            if self._slot is None:
+                self._slot = torch.full((self.reps * self.n,), -1, dtype=torch.long, device=self.device)
+            h = hot.nonzero().squeeze(1)
+            slot = self._slot.index_select(0, cell.index_select(0, h))
+            new = slot < 0
+            if bool(new.any()):
+                fresh = cell.index_select(0, h[new])
+                slot[new] = self._new_lists(fresh)
+                self._slot[fresh] = slot[new]
+            at = (slot * m + self._next.index_select(0, slot))[:, None] + torch.arange(k, device=self.device)
+            out[h] = self._lists.view(-1).index_select(0, at.view(-1)).view(-1, k).long()
+            self._next.index_add_(0, slot, torch.full_like(slot, k))
+        cold = (~hot).nonzero().squeeze(1)
+        if cold.numel():
+            out[cold] = self._reject(cold, pick.index_select(0, cold), k, int(left.index_select(0, cold).min()))
+        return out
+
+    def _new_lists(self, cells):
+        """Shuffled lists of the unobserved examples of the (repetition * n + model) ``cells``; returns their slots."""
+        m, c = self.m, cells.numel()
+        if self._lists is None or self._slots + c > self._lists.shape[0]:
+            cap = max(2 * (0 if self._lists is None else self._lists.shape[0]), self._slots + c, self.reps)
+            lists = torch.empty(cap, m, dtype=torch.int32, device=self.device)
+            nxt = torch.zeros(cap, dtype=torch.long, device=self.device)
+            if self._lists is not None:
+                lists[: self._slots], nxt[: self._slots] = self._lists[: self._slots], self._next[: self._slots]
+            self._lists, self._next = lists, nxt
+        slots = torch.arange(self._slots, self._slots + c, device=self.device)
+        keys = torch.rand(c, m, dtype=torch.float64, generator=self.sel_gen, device=self.device)
+        keys.masked_fill_(self.mask.view(-1, m).index_select(0, cells), 2.0)
+        self._lists[slots] = keys.argsort(1).to(torch.int32)
+        self._next[slots] = 0
+        self._slots += c
+        return slots
+
     def _update(self, rows, cols, scores):
         r = self._rep_index
         k0 = rows.shape[1]
@@ -424,6 +496,7 @@ class PULSE(Policy):
             s = scores.reshape(self.reps, self.n, self.warm).double().sum(2)
             self.sum_obs += s
             self.cnt += self.warm
+            self._bonus = self._bonus_of(self.cnt)
             self.estimator.warmup(self, s)
             if self.cs is not None:
                 all_rows = torch.arange(self.n, device=self.device).expand(self.reps, -1)
@@ -438,12 +511,19 @@ class PULSE(Policy):
         pick, k = self._pick, cols.shape[1]
         sb = scores.double().sum(1)
         self.estimator.step(self, pick, cols, sb)
-        self.mask[r[:, None], rows, cols] = True
-        self.sum_obs[r, pick] += sb
-        self.cnt[r, pick] += k
+        cell = r * self.n + pick
+        self.mask.view(-1).index_fill_(0, ((cell * self.m)[:, None] + cols).view(-1), True)
+        self.sum_obs.view(-1).index_add_(0, cell, sb)
+        cnt = self.cnt.view(-1).index_add_(0, cell, torch.full_like(sb, k)).index_select(0, cell)
+        self._bonus.view(-1).index_copy_(0, cell, self._bonus_of(cnt))
         self.estimator.recorded(self, pick)
         if self.cs is not None:
             self.cs.refresh(self.sum_obs, self.cnt)
+
+    def _bonus_of(self, cnt):
+        """UCB-E's exploration bonus sqrt(a / |O_i|) at the counts ``cnt``; -inf once a model is fully observed (it is
+        never picked again). Kept per (repetition, model) and recomputed only where a step changed the count."""
+        return torch.sqrt(self.a / cnt.clamp(min=1)).masked_fill_(cnt >= self.m, -torch.inf)
 
     def _dr_step(self, pick, cols, sb):
         """The one-step estimator theta of Eq. (2) in batch form, with lambda of Step 3.
@@ -538,6 +618,11 @@ class PULSESync(PULSE):
     def track_intervals(self, delta: float) -> None:
         raise ValueError("pulse-sync draws every model's examples in one shared order, so PULSE's confidence "
                          "sequence (Theorem 1) does not apply; use pulse for certified intervals")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.sampler != "rejection":
+            raise ValueError("pulse-sync draws every model's examples in one shared order; it has no sampler option")
 
     def _select(self, k):
         if self.spent == 0:

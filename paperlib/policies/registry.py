@@ -168,7 +168,12 @@ def _robin_hood_label(p: dict) -> str:
 
 
 def _convention_label(base: str):
-    return lambda p: f"{base} (paper-literal)" if p.get("convention") == "paper" else base
+    """Display text of a backbone variant: the paper-literal convention and the shuffled sampler are named."""
+    def text(p: dict) -> str:
+        notes = [w for w, on in (("paper-literal", p.get("convention") == "paper"),
+                                 ("shuffled sampler", p.get("sampler") == "shuffled")) if on]
+        return f"{base} ({', '.join(notes)})" if notes else base
+    return text
 
 
 def _batch_mode_label(base: str):
@@ -201,7 +206,10 @@ _LRF_ACTIVE = _LRF_BASE + (
     Param("refit_growth", float, 0.0, "refit only when the observed pairs have grown by 1 + this (0: every batch)",
           low=0.0, high=10.0),
 )
-_BACKBONE = (_batch(64), Param("t0", int, 1, "warm-up batches per model T0", low=1), _A)
+_BACKBONE = (_batch(64), Param("t0", int, 1, "warm-up batches per model T0", low=1), _A,
+             Param("sampler", str, "rejection", "how a batch is drawn from a model's unobserved examples (same "
+                   "distribution): rejection, or shuffled (one shuffled list per row once half of it is observed; "
+                   "faster on long runs)", choices=("rejection", "shuffled")))
 _PULSE = _BACKBONE + (
     Param("refit_every", int, 1000, "bandit steps between refits of U", low=1),
     Param("lam", float, 0.01, "lambda of Eq. 1 in the refits", low=0.0),
@@ -248,20 +256,20 @@ _SPECS = [
     MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf",
                _LRF_BASE),
     MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1, as the authors' code runs it)",
-               "backbone", _PULSE, ("convention",), _convention_label("PULSE"), needs_factors=True, takes_factors=True),
+               "backbone", _PULSE, ("convention", "sampler"), _convention_label("PULSE"), needs_factors=True, takes_factors=True),
     MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
                "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
-               "backbone", _PULSE, ("convention",), _convention_label("PULSE (precision-weighted)"),
+               "backbone", _PULSE, ("convention", "sampler"), _convention_label("PULSE (precision-weighted)"),
                needs_factors=True, takes_factors=True),
     MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
                "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
                "backbone", _PULSE, ("convention",), _convention_label("PULSE (synchronized)"),
                needs_factors=True, takes_factors=True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
-               "backbone", _PULSE, ("convention",), _convention_label("Naive-Pooling"),
+               "backbone", _PULSE, ("convention", "sampler"), _convention_label("Naive-Pooling"),
                needs_factors=True, takes_factors=True),
     MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)",
-               "backbone", _BACKBONE),
+               "backbone", _BACKBONE, ("sampler",), _convention_label("UCB-E")),
     MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
                "baseline", _SYNC_BATCH),
     MethodSpec("sysh", SySH, MATRIX, "SySH (ours)",
