@@ -264,16 +264,20 @@ class _Adversarial:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["informative", "uninformative", "adversarial"])
-def test_pulse_dr_sequence_covers_at_every_step(kind):
+@pytest.mark.parametrize("kind,sampler", [("informative", "rejection"), ("uninformative", "rejection"),
+                                          ("adversarial", "rejection"), ("informative", "shuffled"),
+                                          ("adversarial", "shuffled")])
+def test_pulse_dr_sequence_covers_at_every_step(kind, sampler):
     """delta = 0.1 per model: runs in which some model's interval misses its mean at some step, over 12 models x
-    every step of 300 runs, stay within delta (exact 95% lower bound); the checks see every step, not a few."""
+    every step of 300 runs, stay within delta (exact 95% lower bound); the checks see every step, not a few. The
+    shuffled sampler must keep Theorem 1's condition (uniform batches given the past): the same bound, with rows
+    that reached their shuffled lists."""
     import torch
 
     mat, v = _pulse_case(kind)
     n, m = mat.shape
     R, delta = 300, 0.1
-    kw = dict(reps=R, seed=3, device="cpu", v=v, batch_size=8, refit_every=20)
+    kw = dict(reps=R, seed=3, device="cpu", v=v, batch_size=8, refit_every=20, sampler=sampler)
     pol = _Adversarial.make(n, m, n * m // 3, **kw) if kind == "adversarial" else make_policy("pulse", n, m, n * m // 3, **kw)
     pol.track_intervals(delta / n)
     s = torch.tensor(mat.scores)
@@ -288,6 +292,7 @@ def test_pulse_dr_sequence_covers_at_every_step(kind):
     k = int(miss.sum())
     assert clopper_pearson(k, R)[0] <= delta, (kind, k)
     assert widths[-1] < widths[0]  # the sequence does tighten
+    assert (pol._slots > 0) == (sampler == "shuffled")
 
 
 def test_pulse_dr_sequence_bad_use():
