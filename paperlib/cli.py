@@ -336,7 +336,7 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_data_import(args) -> int:
-    from .data.harness import lm_eval_matrix, save_npz
+    from .data.harness import inspect_matrix, lm_eval_matrix, save_npz
 
     models = {}
     for item in args.model:
@@ -347,8 +347,13 @@ def cmd_data_import(args) -> int:
             raise ValueError(f"--model {name} is given twice")
         models[name] = Path(path)
     out = check_output_path(args.out, "--out", inputs=list(models.values()))
-    mat = lm_eval_matrix(models, task=args.task, metric=args.metric, filter=args.filter, intersect=args.intersect,
-                         name=out.stem)
+    if args.harness == "inspect":
+        if args.task is not None or args.filter is not None:
+            raise ValueError("--task and --filter are lm-eval's; an inspect_ai log holds one task (name the log)")
+        mat = inspect_matrix(models, scorer=args.metric, intersect=args.intersect, name=out.stem)
+    else:
+        mat = lm_eval_matrix(models, task=args.task, metric=args.metric, filter=args.filter, intersect=args.intersect,
+                             name=out.stem)
     save_npz(mat, out)
     n, m = mat.shape
     print(f"{out}: {n} models x {m} documents, {mat.meta['metric']} ({mat.meta['filter']}); means "
@@ -513,15 +518,19 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("--mirror", default=None, help="base URL of a mirror of the upstream hosts (or $PAPERLIB_MIRROR)")
     f.add_argument("--force", action="store_true", help="rebuild even if a verified file is there")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
-    i = dsub.add_parser("import", help="a score matrix from a harness's per-sample logs (lm-eval --log_samples)",
+    i = dsub.add_parser("import", help="a score matrix from a harness's per-sample logs (lm-eval --log_samples, "
+                                       "inspect_ai eval logs)",
                         description="Build a models x documents score matrix (.npz, as simulate --scores and the race "
-                                    "read) from each model's lm-evaluation-harness samples file or output folder.")
-    i.add_argument("harness", choices=["lm-eval"])
+                                    "read) from each model's lm-evaluation-harness samples file or output folder, or "
+                                    "its inspect_ai eval log (needs paperlib[inspect]).")
+    i.add_argument("harness", choices=["lm-eval", "inspect"])
     i.add_argument("--model", action="append", required=True, metavar="NAME=PATH",
-                   help="a model's name and its samples_<task>_*.jsonl file or output folder (repeat per model)")
-    i.add_argument("--task", default=None, help="the task, when a folder holds several")
-    i.add_argument("--metric", default=None, help="the per-sample metric (default: the only one), e.g. acc")
-    i.add_argument("--filter", default=None, help="the filter (default: the only one), e.g. strict-match")
+                   help="a model's name and its samples_<task>_*.jsonl file or output folder (lm-eval), or its "
+                        ".eval / .json log (inspect); repeat per model")
+    i.add_argument("--task", default=None, help="lm-eval: the task, when a folder holds several")
+    i.add_argument("--metric", default=None, help="the per-sample metric (lm-eval, e.g. acc) or scorer (inspect, e.g. "
+                                                  "match); default: the only one")
+    i.add_argument("--filter", default=None, help="lm-eval: the filter (default: the only one), e.g. strict-match")
     i.add_argument("--intersect", action="store_true", help="keep the documents every model scored")
     i.add_argument("--out", required=True, type=Path, help="the .npz to write")
     p = sub.add_parser("ledger", help="merge claim fragments into the claims ledger")

@@ -7,6 +7,12 @@ file (or its output folder) gives one row; the documents all models share give t
 with ``paperlib simulate`` or the race, what adaptive evaluation would have saved on their own logs.
 
     paperlib data import lm-eval --model llama=out/llama --model qwen=out/qwen --task gsm8k --out m.npz
+
+inspect_ai writes one eval log per model and task (``.eval`` or ``.json``), read here with inspect_ai's own
+``read_eval_log`` and its ``value_to_float`` (C = 1, P = 0.5, I = 0; numbers and booleans as they are); a
+sample scored over several epochs gets its mean. inspect_ai is an optional dependency (``paperlib[inspect]``).
+
+    paperlib data import inspect --model llama=logs/llama.eval --model qwen=logs/qwen.eval --out m.npz
 """
 
 from __future__ import annotations
@@ -109,6 +115,86 @@ def lm_eval_matrix(models: dict, task: str | None = None, metric: str | None = N
     if len(used) > 1:
         raise HarnessLogError(f"the models were read with different metrics or filters {sorted(used)}; give "
                               "--metric and --filter")
+    (m_used, f_used), = used
+    return _matrix(per, intersect, name or (task or "lm-eval"),
+                   {"source": "lm-evaluation-harness samples", "metric": m_used, "filter": f_used})
+
+
+def _log_file(path: Path) -> Path:
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise HarnessLogError(f"{path}: no such file or folder")
+    found = sorted(f for f in path.rglob("*") if f.suffix in (".eval", ".json") and f.is_file())
+    if len(found) != 1:
+        raise HarnessLogError(f"{path}: {len(found) or 'no'} inspect_ai logs (.eval or .json){' ' if found else ''}"
+                              f"{', '.join(f.name for f in found[:3])}; name the log to import")
+    return found[0]
+
+
+def read_inspect_log(path, scorer: str | None = None) -> tuple[dict, str, str]:
+    """One model's scores by sample id from an inspect_ai eval log: ({sample id: score in [0, 1]}, scorer, model).
+
+    Read with inspect_ai's ``read_eval_log``; each score value goes through inspect_ai's ``value_to_float``; the
+    epochs of a sample are averaged. ``scorer`` may be left out when the log has one."""
+    try:
+        from inspect_ai.log import read_eval_log
+        from inspect_ai.scorer import value_to_float
+    except ImportError:
+        raise HarnessLogError("reading inspect_ai logs needs inspect_ai: pip install 'paperlib[inspect]'") from None
+    f = _log_file(Path(path))
+    try:
+        log = read_eval_log(str(f))
+    except Exception as exc:  # inspect_ai raises its own and pydantic's errors on a bad file
+        raise HarnessLogError(f"{f}: not an inspect_ai eval log ({type(exc).__name__}: {str(exc)[:200]})") from None
+    if log.status != "success":
+        raise HarnessLogError(f"{f}: the eval's status is {log.status!r}, not 'success'; rerun or resume it first")
+    if not log.samples:
+        raise HarnessLogError(f"{f}: the log has no samples (written with --no-log-samples?)")
+    names = sorted({k for s in log.samples for k in (s.scores or {})})
+    if scorer is None:
+        if len(names) != 1:
+            raise HarnessLogError(f"{f}: {'several scorers' if names else 'no scores'} ({', '.join(names)}); "
+                                  "choose one with --metric")
+        scorer = names[0]
+    elif scorer not in names:
+        raise HarnessLogError(f"{f}: no scorer {scorer!r} (found {', '.join(names) or 'none'})")
+    to_float = value_to_float()
+    sums, counts = {}, {}
+    for s in log.samples:
+        score = (s.scores or {}).get(scorer)
+        if score is None:
+            raise HarnessLogError(f"{f}: sample {s.id} (epoch {s.epoch}) has no {scorer!r} score")
+        if isinstance(score.value, (dict, list)):
+            raise HarnessLogError(f"{f}: sample {s.id}: {scorer} = {score.value!r} holds several values, not one score")
+        value = float(to_float(score.value))
+        if not 0.0 <= value <= 1.0:
+            raise HarnessLogError(f"{f}: sample {s.id}: {scorer} = {score.value!r} is not a score in [0, 1]")
+        key = str(s.id)
+        sums[key] = sums.get(key, 0.0) + value
+        counts[key] = counts.get(key, 0) + 1
+    return {k: sums[k] / counts[k] for k in sums}, scorer, str(log.eval.model)
+
+
+def inspect_matrix(models: dict, scorer: str | None = None, intersect: bool = False,
+                   name: str | None = None) -> ScoreMatrix:
+    """A (models x samples) matrix from each model's inspect_ai eval log (``{model name: log file or folder}``),
+    under the same rules as :func:`lm_eval_matrix` (one scorer for all, the same samples or ``intersect``)."""
+    if len(models) < 2:
+        raise HarnessLogError(f"need at least 2 models (--model NAME=PATH), got {len(models)}")
+    per, used, logged = {}, set(), {}
+    for model, path in models.items():
+        per[model], s_used, logged[model] = read_inspect_log(path, scorer)
+        used.add(s_used)
+    if len(used) > 1:
+        raise HarnessLogError(f"the logs have different scorers {sorted(used)}; choose one with --metric")
+    return _matrix(per, intersect, name or "inspect",
+                   {"source": "inspect_ai eval logs", "metric": used.pop(), "filter": "none", "logged_models": logged})
+
+
+def _matrix(per: dict, intersect: bool, name: str, meta: dict) -> ScoreMatrix:
+    """The (models x documents) matrix of per-model {document: score} dicts; ``meta`` gains the dropped count."""
     docs = [set(s) for s in per.values()]
     common = set.intersection(*docs)
     if not intersect and any(d != common for d in docs):
@@ -118,13 +204,10 @@ def lm_eval_matrix(models: dict, task: str | None = None, metric: str | None = N
     if not common:
         raise HarnessLogError("no document was scored by every model")
     cols = sorted(common, key=lambda d: (len(d), d))
-    scores = np.array([[per[m][d] for d in cols] for m in models], dtype=np.float64)
-    (m_used, f_used), = used
-    meta = {"source": "lm-evaluation-harness samples", "metric": m_used, "filter": f_used,
-            "dropped_documents": int(len(set.union(*docs)) - len(common))}
+    scores = np.array([[per[m][d] for d in cols] for m in per], dtype=np.float64)
+    meta = {**meta, "dropped_documents": int(len(set.union(*docs)) - len(common))}
     try:
-        return ScoreMatrix.from_array(scores, list(models), cols, kind="real", name=name or (task or "lm-eval"),
-                                      meta=meta)
+        return ScoreMatrix.from_array(scores, list(per), cols, kind="real", name=name, meta=meta)
     except ScoreMatrixError as exc:
         raise HarnessLogError(str(exc)) from None
 
