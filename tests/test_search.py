@@ -225,12 +225,17 @@ def test_ctrl_c_stops_cleanly_records_the_calls_in_flight_and_resumes_without_pa
     import time
 
     d = setup
+    # after 12 calls, and until the test lifts the hold, a call takes 2 s: the search cannot finish before Ctrl-C
+    # however loaded the machine is, and calls are in flight when it comes
+    (d / "hold").touch()
     (d / "slow.py").write_text(textwrap.dedent(f"""
         import json, os, sys, time
         pair = json.load(sys.stdin)
-        time.sleep(0.15)
+        calls = os.path.join({str(d)!r}, "calls.log")
+        n = sum(1 for _ in open(calls)) if os.path.exists(calls) else 0
+        time.sleep(2.0 if n >= 12 and os.path.exists(os.path.join({str(d)!r}, "hold")) else 0.15)
         i, j = int(pair["model"][1:]), pair["example"]["id"]
-        with open(os.path.join({str(d)!r}, "calls.log"), "a") as f:
+        with open(calls, "a") as f:
             f.write(f"{{i}} {{j}}\\n")
         print(json.load(open(os.path.join({str(d)!r}, "scores.json")))[i][j])
     """))
@@ -250,6 +255,7 @@ def test_ctrl_c_stops_cleanly_records_the_calls_in_flight_and_resumes_without_pa
     journaled = [json.loads(x) for x in (d / "o.journal.jsonl").read_text().splitlines()]
     assert sum(r["type"] == "score" for r in journaled) == len(paid)  # every paid call is in the journal
 
+    (d / "hold").unlink()
     again = subprocess.run(cmd, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     calls = Counter((d / "calls.log").read_text().splitlines())
