@@ -242,7 +242,10 @@ def test_ctrl_c_stops_cleanly_records_the_calls_in_flight_and_resumes_without_pa
     cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"), "--examples",
            str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'slow.py'}", "--json", str(d / "o.json"),
            "--workers", "4", "--delta", "0.1", "--quiet"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as at a terminal: a job started in the background (`make test &`) inherits SIGINT ignored, and Python
+    # then never raises KeyboardInterrupt, so the child gets the default disposition back
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while time.time() < deadline and (not (d / "calls.log").exists()
                                       or len((d / "calls.log").read_text().splitlines()) < 12):
