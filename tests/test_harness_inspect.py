@@ -74,6 +74,7 @@ def test_epochs_are_averaged_and_samples_must_match(tmp_path):
         read_inspect_log(tmp_path / "missing.eval")
 
 
+@pytest.mark.slow
 def test_the_command_writes_a_matrix_simulate_reads(tmp_path):
     rng = np.random.default_rng(1)
     for m, p in (("a", 0.9), ("b", 0.5)):
