@@ -457,6 +457,9 @@ def _search_parser(sub):
     p.add_argument("--log-every", type=float, default=5.0,
                    help="off a terminal (a log file, a scheduler), a progress line at most every this many seconds "
                         "(default 5)")
+    p.add_argument("--barrier", action="store_true",
+                   help="score one batch of --workers pairs at a time (default: no barrier; a free worker gets the "
+                        "next pair at once with lucb, lucb-pd, ucbe and ucbe-sync). A resumed journal keeps its mode")
     p.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
 
 
@@ -486,7 +489,7 @@ def cmd_search(args) -> int:
                          budget=args.budget, delta=args.delta, epsilon=args.epsilon, top_k=args.top_k, seed=args.seed,
                          workers=args.workers,
                          retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
-                         log_every=args.log_every, stop=args.stop, progress=not args.quiet)
+                         log_every=args.log_every, stop=args.stop, progress=not args.quiet, barrier=args.barrier)
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130

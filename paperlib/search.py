@@ -3,12 +3,14 @@
 result.
 
 The scorer is any program: it receives one pair as a JSON object ``{"model": ..., "example": ...}``
-on standard input and prints one score in [0, 1]. Pairs of a request are scored ``workers`` at a
-time (threads, each running one scorer process). A non-zero exit, a time-out or output that is not
-a number in [0, 1] is retried ``retries`` times, then written to the journal as a failure (never as
-a score) and tried again later; the run stops, journal intact, once failures exceed
-``max_failures``. Every score is in the journal before the next pair is started, so rerunning the
-same command resumes where it stopped and never pays for a pair twice.
+on standard input and prints one score in [0, 1]. ``workers`` pairs are scored at a time (threads, each
+running one scorer process). With a method that can be asked ahead of its scores (``lucb``, ``lucb-pd``, ``ucbe``,
+``ucbe-sync``: :attr:`paperlib.policies.base.Policy.supports_ahead`) there is no batch barrier: a worker that
+finishes gets the policy's next pair at once, while the others are still running (``barrier=True`` restores one
+batch at a time). A non-zero exit, a time-out or output that is not a number in [0, 1] is retried ``retries`` times,
+then written to the journal as a failure (never as a score) and tried again later; the run stops, journal intact,
+once failures exceed ``max_failures``. Every score is in the journal the moment it arrives, so rerunning the
+same command resumes where it stopped and pays again only for the calls that were in flight.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import shlex
 import subprocess
 import sys
 import time
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -160,8 +162,11 @@ def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
                delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
-               progress: bool = True, backoff: float = 0.1, log_every: float = 5.0) -> dict:
+               progress: bool = True, backoff: float = 0.1, log_every: float = 5.0, barrier: bool = False) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
+
+    A new journal asks ahead (no batch barrier) when the method can and ``barrier`` is False; a resumed one keeps
+    the mode it was recorded in.
 
     A failed call is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds before retry k + 1; every
     failed attempt is journaled, but only a pair that fails all its attempts counts towards ``max_failures``, and
@@ -184,8 +189,15 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                              epsilon=epsilon, budget=budget, meta=meta)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
-                      meta=meta, epsilon=epsilon, **params)
+                      meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, **params)
 
+    if study.asynchronous:
+        try:
+            return _run_ahead(study, scorer, journal, workers=workers, retries=retries, max_failures=max_failures,
+                              stop=stop, top_k=top_k, progress=progress, backoff=backoff, log_every=log_every,
+                              started=started, method=method)
+        finally:
+            study.close()
     try:
         def certified() -> bool:
             return study.top_k(top_k)[1] if top_k > 1 else study.certified
@@ -233,6 +245,82 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         return result(study, top_k, journal, started=started)
     finally:
         study.close()
+
+
+def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: int, max_failures: int, stop: str,
+               top_k: int, progress: bool, backoff: float, log_every: float, started: float, method: str) -> dict:
+    """The search without a batch barrier: whenever a worker is free it gets the next pair (a failed or interrupted
+    one first, else the policy's next, asked ahead of the scores still in flight)."""
+    models, examples = study.models, study.examples
+
+    def certified() -> bool:
+        return study.top_k(top_k)[1] if top_k > 1 else study.certified
+
+    unrecovered, last_error = 0, "?"
+    todo = deque(study.outstanding())  # asked before a crash or Ctrl-C and never scored: paid for first
+    running: dict = {}
+    log = _LogLines(study, log_every) if progress and not sys.stderr.isatty() else None
+    bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
+    bar.update(study.paid)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            while True:
+                stopping = study.done or (stop == "certified" and certified())
+                while not stopping and len(running) < workers:
+                    if not todo:
+                        if study.exhausted:
+                            break
+                        req = study.ask_ahead(limit=workers - len(running))
+                        todo.extend((req, t) for t in range(len(req)))
+                    req, t = todo.popleft()
+                    i, j = req.pairs[t]
+                    running[pool.submit(_attempts, scorer, models[i], examples[j], retries, backoff)] = (req, t)
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for job in finished:
+                    req, t = running.pop(job)
+                    value, errors = job.result()
+                    for err in errors:
+                        study.record_failure(req, t, err)
+                    if value is not None:
+                        study.record_score(req, t, value)
+                        bar.update(1)
+                    else:
+                        unrecovered += 1
+                        last_error = errors[-1] if errors else "?"
+                        todo.append((req, t))
+                if unrecovered > max_failures:
+                    _drain(study, running)
+                    raise SearchError(f"{unrecovered} pairs failed every attempt in this run (more than --max-failures "
+                                      f"{max_failures}); last: {last_error}. Everything scored is in {journal}; fix the "
+                                      "scorer and rerun the same command to resume.")
+                _describe(bar, study)
+                if log is not None:
+                    log.maybe()
+        except KeyboardInterrupt:
+            bar.close()
+            _drain(study, running)
+            raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in flight were "
+                                    "waited for and recorded); rerun the same command to resume") from None
+    bar.close()
+    if log is not None:
+        log.write()
+    return result(study, top_k, journal, started=started)
+
+
+def _drain(study: Study, running: dict) -> None:
+    """Wait for the calls in flight (they are paid for) and journal their results (asked ahead)."""
+    for job, (req, t) in list(running.items()):
+        try:
+            value, errors = job.result()
+        except (KeyboardInterrupt, Exception):  # a second Ctrl-C, or a call that raised: keep what we have
+            continue
+        for err in errors:
+            study.record_failure(req, t, err)
+        if value is not None:
+            study.record_score(req, t, value)
+    running.clear()
 
 
 def _record_in_flight(study: Study, req, jobs: dict) -> None:
@@ -296,10 +384,10 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
     can be trusted). ``started``: the run's start (epoch seconds), for its timestamps and wall time."""
     n, m = len(study.models), len(study.examples)
     iv = study.intervals()
-    per_model = Counter(i for i, _ in study.seen)
+    per_model = Counter(i for i, _ in study.scored_pairs())
     out = dict(best=study.best(), estimates={k: (None if math.isnan(v) else v) for k, v in study.estimates().items()},
                intervals={k: list(v) for k, v in iv.items()},
-               certified=study.certified, delta=study.delta, epsilon=study.epsilon, calls=study.calls,
+               certified=study.certified, delta=study.delta, epsilon=study.epsilon, calls=study.paid,
                calls_per_model={name: per_model.get(i, 0) for i, name in enumerate(study.models)},
                failures=study.failures, method=study.method, seed=study.seed, journal=str(journal),
                models=n, examples=m)
@@ -308,7 +396,7 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
         top, ok = study.top_k(top_k)
         out.update(top_k=top, top_k_certified=ok)
         done = ok
-    out["calls_saved"] = n * m - study.calls if done else None
+    out["calls_saved"] = n * m - study.paid if done else None
     if started is not None:
         finished = time.time()
         out.update(started_at=_iso(started), finished_at=_iso(finished), wall_s=round(finished - started, 3))
@@ -318,7 +406,7 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
 def search(models, examples, score, journal, *, json_out=None, method: str = "auto", budget: int | None = None,
            delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
            max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
-           backoff: float = 0.1) -> dict:
+           backoff: float = 0.1, barrier: bool = False) -> dict:
     """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
 
     Parameters
@@ -338,7 +426,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     method : str
         ``auto`` (default) resolves to :func:`resolve_auto`'s choice for a fixed-confidence run (``lucb``); the
         result's ``method`` says which ran.
-    budget, delta, epsilon, top_k, seed, workers, retries, max_failures, stop, backoff
+    budget, delta, epsilon, top_k, seed, workers, retries, max_failures, stop, backoff, barrier
         As the command's flags (``python -m paperlib search --help``).
 
     Returns
@@ -363,7 +451,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
                      top_k=top_k,
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
-                     progress=progress, backoff=backoff)
+                     progress=progress, backoff=backoff, barrier=barrier)
     if json_out is not None:
         Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
     return out

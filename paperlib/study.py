@@ -16,9 +16,16 @@ Journal lines (one JSON object each):
   as soon as it is known (a crash in the middle of a batch loses no paid call).
 * ``{"type": "failure", "request": k, "index": t, "error": "..."}`` - a failed attempt at pair t (never a
   score); the pair stays to do.
-* ``{"type": "tell", "request": k, "scores": [...]}`` - the request complete, in the order of its pairs.
+* ``{"type": "tell", "request": k, "scores": [...]}`` - the request complete, in the order of its pairs (not written
+  by a study asked ahead, whose scores reach the policy as its score lines allow).
 * ``{"type": "budget", "budget": B}`` - a resume raised the budget to B.
 * ``{"type": "meta", "meta": {...}}`` - a resume replaced the scorer while nothing had been scored yet.
+
+A study made with ``asynchronous=True`` asks ahead (:meth:`Study.ask_ahead`): several requests may be open at once,
+so that a live search's workers never wait for the slowest call of a batch. Each score is written as it arrives and
+reaches the policy as soon as every pair asked before it on the same model has a score (so a model's told scores are
+always a prefix of its uniform order, the condition of the intervals). The decisions depend on the order in which the
+scores arrived, which the journal records, so a replay still reproduces every request.
 
 The file is only ever appended to. A journal that does not match the study's set-up, is cut
 mid-line, tells a request twice or out of order, or records a pair twice is refused with an error
@@ -31,6 +38,7 @@ import hashlib
 import json
 import os
 import socket
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,13 +121,16 @@ class Study:
     journal : path, optional
         A new JSON-lines file to record the study in (an existing file is refused: use :meth:`resume`).
     seed : int
+    asynchronous : bool or None
+        Ask ahead of the scores (:meth:`ask_ahead`, :meth:`record_score`) instead of one request at a time
+        (:meth:`ask`, :meth:`tell`); ``None``: when the method can (``Policy.supports_ahead``).
     params : dict
         Method parameters (e.g. ``batch_size``, ``a``).
     """
 
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
                  journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, epsilon: float = 0.0,
-                 **params):
+                 asynchronous: bool | None = False, **params):
         models = [str(x) for x in models]
         examples = list(examples)
         if len(set(models)) != len(models):
@@ -141,6 +152,18 @@ class Study:
             raise ValueError(f"method {method} is not supported by Study; use one of {', '.join(STUDY_METHODS)} (their "
                              "intervals are valid and their estimates draw no random numbers, so a journal replays)")
         self.budget = self.policy.budget
+        if asynchronous is None:
+            asynchronous = bool(self.policy.supports_ahead)
+        if asynchronous and not self.policy.supports_ahead:
+            ahead = ", ".join(x for x in STUDY_METHODS if x not in ("row-mean", "filled-subset", "ucbe-batch"))
+            raise ValueError(f"method {method} with {params or 'its defaults'} cannot be asked ahead of its scores; "
+                             f"use asynchronous=False, or one of {ahead} (UCB-E with its row batches)")
+        self.asynchronous = bool(asynchronous)
+        self._open: dict[int, Pairs] = {}
+        self._fifo: dict[int, deque] = {}
+        self._unscored: dict[tuple[int, int], list] = {}
+        self._left: dict[int, int] = {}
+        self._held: set[tuple[int, int]] = set()
         self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device)
         self.seen: set[tuple[int, int]] = set()
         self._requests = 0
@@ -155,6 +178,8 @@ class Study:
                             models=models, n_examples=m,
                             examples_sha256=examples_digest(examples), device=self.policy.device.type,
                             meta=dict(meta or {}))
+        if self.asynchronous:
+            self._header["asynchronous"] = True
         if journal is not None:
             path = Path(journal)
             if path.exists():
@@ -245,7 +270,8 @@ class Study:
         try:
             study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
                         seed=header["seed"], device=header["device"], meta=recorded_meta,
-                        epsilon=header.get("epsilon", 0.0), **header["params"])
+                        epsilon=header.get("epsilon", 0.0), asynchronous=bool(header.get("asynchronous", False)),
+                        **header["params"])
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
@@ -267,7 +293,9 @@ class Study:
         for no, text in enumerate(lines, start=2):
             rec = _parse(path, no, text)
             kind = rec.get("type")
-            if kind == "ask":
+            if self.asynchronous and kind in ("ask", "score", "failure", "tell"):
+                self._replay_ahead(path, no, rec)
+            elif kind == "ask":
                 if self._pending is not None:
                     raise JournalError(f"{path}:{no}: request {rec.get('request')} asked before request "
                                        f"{self._pending[0].request} was told")
@@ -303,13 +331,114 @@ class Study:
             else:
                 raise JournalError(f"{path}:{no}: unknown record type {kind!r}")
 
+    def _replay_ahead(self, path: Path, no: int, rec: dict) -> None:
+        kind, request = rec["type"], rec.get("request")
+        if kind == "tell":
+            raise JournalError(f"{path}:{no}: a tell line in a journal asked ahead")
+        if kind == "ask":
+            want = tuple(tuple(p) for p in rec.get("pairs", ()))
+            if not want or request != self._requests:
+                raise JournalError(f"{path}:{no}: request {request} out of order (expected {self._requests})")
+            try:
+                got = self.ask_ahead(limit=len(want))
+            except BudgetExhaustedError:
+                raise JournalError(f"{path}:{no}: request {request} asked past the budget") from None
+            if want != got.pairs:
+                raise JournalError(f"{path}:{no}: replay asked for {list(got.pairs)[:4]}... but the journal "
+                                   f"records {list(want)[:4]}...; the journal was made with another version, "
+                                   "seed or device")
+            return
+        pairs = self._open.get(request)
+        if pairs is None:
+            raise JournalError(f"{path}:{no}: {kind} for request {request}, which is not open")
+        try:
+            if kind == "score":
+                self.record_score(pairs, rec["index"], rec["score"])
+            else:
+                self.record_failure(pairs, rec["index"], rec.get("error", ""))
+        except (ValueError, KeyError, TypeError, PendingRequestError) as exc:
+            raise JournalError(f"{path}:{no}: {exc}") from None
+
     # ask / tell ------------------------------------------------------------------------------------
     @property
     def calls(self) -> int:
+        """Pairs scored and told to the policy."""
         return self.policy.spent
 
     @property
+    def paid(self) -> int:
+        """Pairs scored (a study asked ahead holds some until the model's earlier pairs are scored)."""
+        return self.policy.spent + len(self._held) - len(self._unscored)
+
+    def scored_pairs(self) -> list[tuple[int, int]]:
+        """Every pair with a score: those told to the policy, then those held for an earlier pair of their model."""
+        held = [(e[0], e[1]) for q in self._fifo.values() for e in q if e[3] is not None]
+        return [*self.seen, *held]
+
+    @property
+    def exhausted(self) -> bool:
+        """Every pair of the budget has been asked for (asked ahead: some may still be unscored)."""
+        return self.policy.asked >= self.budget
+
+    def ask_ahead(self, limit: int | None = None) -> Pairs:
+        """The next pairs to score while earlier ones may still be unscored (at most ``limit``).
+
+        Score them with :meth:`record_score` in any order; a pair that fails stays to do (:meth:`outstanding`).
+        """
+        if not self.asynchronous:
+            raise PendingRequestError("this study asks one request at a time (ask / tell); make it with "
+                                      "asynchronous=True to ask ahead")
+        if self.exhausted:
+            raise BudgetExhaustedError(f"the budget of {self.budget} calls is all asked for")
+        req = self.policy.ask_ahead(limit)
+        pairs = tuple(zip(req.rows[0].tolist(), req.cols[0].tolist(), strict=True))
+        dup = [p for p in pairs if p in self.seen or p in self._held]
+        if dup or len(set(pairs)) != len(pairs):
+            raise RuntimeError(f"policy {self.method} asked for a pair twice: {dup[:3]}")
+        out = Pairs(self._requests, pairs)
+        self._requests += 1
+        self._open[out.request] = out
+        self._left[out.request] = len(pairs)
+        self._held.update(pairs)
+        for t, (i, j) in enumerate(pairs):
+            entry = [i, j, (out.request, t), None]
+            self._fifo.setdefault(i, deque()).append(entry)
+            self._unscored[(out.request, t)] = entry
+        self._append(dict(type="ask", request=out.request, pairs=[list(p) for p in pairs]))
+        return out
+
+    def outstanding(self) -> list[tuple[Pairs, int]]:
+        """The pairs asked ahead that have no score yet (in flight, failed, or lost with a crashed run), in asking
+        order: a resumed search scores these first."""
+        return sorted(((self._open[k[0]], k[1]) for k in self._unscored), key=lambda x: (x[0].request, x[1]))
+
+    def _score_ahead(self, pairs: Pairs, index: int, score: float) -> None:
+        entry = self._unscored.pop((pairs.request, index), None)
+        if entry is None:
+            raise PendingRequestError(f"pair {index} of request {pairs.request} is not waiting for a score (never "
+                                      "asked, or already scored)")
+        entry[3] = score
+        self._append(dict(type="score", request=pairs.request, index=index, score=score))
+        self._left[pairs.request] -= 1
+        if not self._left[pairs.request]:
+            del self._left[pairs.request], self._open[pairs.request]
+        q = self._fifo[entry[0]]
+        told = []
+        while q and q[0][3] is not None:
+            told.append(q.popleft())
+        if not told:
+            return
+        self._held.difference_update((e[0], e[1]) for e in told)
+        rows = torch.tensor([[e[0] for e in told]], device=self.policy.device)
+        cols = torch.tensor([[e[1] for e in told]], device=self.policy.device)
+        t = torch.tensor([[e[3] for e in told]], dtype=torch.float32, device=self.policy.device)
+        self.policy.tell_ahead(rows, cols, t)
+        self.cs.update(rows, t)
+        self.seen.update((e[0], e[1]) for e in told)
+
+    @property
     def done(self) -> bool:
+        """The whole budget is scored and told."""
         return self.policy.done
 
     @property
@@ -319,6 +448,8 @@ class Study:
 
     def ask(self) -> Pairs:
         """The next pairs to score (the pending ones again if the last request was not told)."""
+        if self.asynchronous:
+            raise PendingRequestError("this study asks ahead; use ask_ahead and record_score")
         if self._pending is not None:
             return self._pending[0]
         if self.done:
@@ -365,11 +496,16 @@ class Study:
         return [t for t in range(len(pairs)) if t not in self._partial]
 
     def record_score(self, pairs: Pairs, index: int, score: float) -> None:
-        """Record one pair's score as soon as it is known; the request is told once every pair has one."""
-        index = self._check_pending(pairs, index)
+        """Record one pair's score as soon as it is known; the request is told once every pair has one (asked
+        ahead: each pair is told once the model's earlier pairs are)."""
+        if not self.asynchronous:
+            index = self._check_pending(pairs, index)
         score = float(score)
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"score {score} of pair {index} is not in [0, 1]")
+        if self.asynchronous:
+            self._score_ahead(pairs, index, score)
+            return
         if index in self._partial:
             raise ValueError(f"pair {index} of request {pairs.request} already has a score")
         self._partial[index] = score
@@ -380,7 +516,11 @@ class Study:
 
     def record_failure(self, pairs: Pairs, index: int, error: str) -> None:
         """Record a failed attempt at one pair (never as a score); the pair stays to do."""
-        index = self._check_pending(pairs, index)
+        if self.asynchronous:
+            if (pairs.request, index) not in self._unscored:
+                raise PendingRequestError(f"pair {index} of request {pairs.request} is not waiting for a score")
+        else:
+            index = self._check_pending(pairs, index)
         self.failures += 1
         self._append(dict(type="failure", request=pairs.request, index=index, error=str(error)[:500]))
 

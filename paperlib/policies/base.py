@@ -8,6 +8,13 @@ has an id, and telling an unknown or already-told request is an error.
 
 All repetitions spend the same number of calls at every step, so each one spends exactly the
 budget, and no policy ever asks for a pair twice within a repetition.
+
+A policy whose rows draw their examples as prefixes of fixed random orders (``supports_ahead``) can also be asked
+*ahead* of its scores (:meth:`Policy.ask_ahead`, :meth:`Policy.tell_ahead`): a live search's workers then never wait
+for the slowest call of a batch. Its choices use the scores told so far; the example positions count the pairs
+asked. Each row's scores must be told in the order its pairs were asked, so that what the policy has seen of a row
+is always a prefix of the row's uniform order, the condition of the confidence sequences, whatever order the calls
+finished in (a slow call that scores low cannot bias the intervals by arriving late).
 """
 
 from __future__ import annotations
@@ -159,6 +166,8 @@ class Policy(ABC):
     #: True when :meth:`estimate` draws random numbers (a refit of a random ensemble), so replaying a
     #: journal that interleaves estimates would not reproduce the run's requests.
     random_estimate = False
+    #: True when the policy can be asked ahead of its scores (:meth:`ask_ahead`).
+    supports_ahead = False
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         for name, value in (("n", n), ("m", m), ("reps", reps)):
@@ -173,6 +182,8 @@ class Policy(ABC):
         self.device = get_device(device)
         self.gen = make_generator(seed, self.device)
         self.spent = 0
+        self.asked = 0
+        self._ahead = False
         self._book = RequestBook(Request)
         self._rep_index = torch.arange(self.reps, device=self.device)
 
@@ -187,29 +198,80 @@ class Policy(ABC):
     def ask(self, limit: int | None = None) -> Request:
         """Next pairs to evaluate, at most ``limit`` per repetition (default: the policy's batch)."""
         self._book.check_ask()
+        if self._ahead:
+            raise PolicyError("this policy is being asked ahead (ask_ahead); use ask_ahead and tell_ahead")
         if self.done:
             raise BudgetExhaustedError(f"budget of {self.budget} evaluations is spent")
-        k = min(self.next_batch_size(), self.remaining)
+        k = self._batch(limit)
+        rows, cols = self._select(k)
+        self.asked += rows.shape[1]
+        return self._book.issue(Request(next_request_id(), rows, cols))
+
+    def _batch(self, limit: int | None) -> int:
+        k = min(self.next_batch_size(), self.budget - self.asked)
         if limit is not None:
             if limit < 1:
                 raise ValueError(f"limit must be >= 1, got {limit}")
             k = min(k, int(limit))
-        rows, cols = self._select(k)
-        return self._book.issue(Request(next_request_id(), rows, cols))
+        return k
 
-    def tell(self, request: Request, scores) -> None:
-        """Report the scores of a request's pairs as an (R, k) array with values in [0, 1]."""
-        self._book.check_tell(request)
+    def ask_ahead(self, limit: int | None = None) -> Request:
+        """Next pairs to evaluate while pairs asked before may still be unscored (at most ``limit`` per repetition).
+
+        The request is not pending: tell its scores, and those of earlier ones, with :meth:`tell_ahead` in any
+        grouping, each row's in the order they were asked. Only for a policy with ``supports_ahead``; a policy asked
+        ahead is never asked with :meth:`ask` again.
+        """
+        if not self.supports_ahead:
+            raise PolicyError(f"{self.name} cannot be asked ahead of its scores (supports_ahead is False)")
+        self._book.check_ask()
+        if self.asked >= self.budget:
+            raise BudgetExhaustedError(f"budget of {self.budget} evaluations is all asked for")
+        if not self._ahead:
+            self._start_ahead()
+            self._ahead = True
+        k = self._batch(limit)
+        rows, cols = self._select(k)
+        self._asked_rows(rows)
+        self.asked += rows.shape[1]
+        return Request(next_request_id(), rows, cols)
+
+    def tell_ahead(self, rows, cols, scores) -> None:
+        """Scores (R, k) of pairs asked by :meth:`ask_ahead`, each row's in the order they were asked (the caller
+        keeps scores that arrive early until the row's earlier pairs are told)."""
+        if not self._ahead:
+            raise PolicyError("tell_ahead is for pairs asked with ask_ahead")
+        scores = self._check_scores(scores, rows.shape)
+        if self.spent + rows.shape[1] > self.asked:
+            raise PolicyError(f"{rows.shape[1]} scores told but only {self.asked - self.spent} pairs are outstanding")
+        self._update(rows, cols, scores)
+        self.spent += rows.shape[1]
+
+    def _start_ahead(self) -> None:
+        """Keep the per-row counts of pairs asked apart from those told (a policy with ``supports_ahead``)."""
+        raise NotImplementedError
+
+    def _asked_rows(self, rows: torch.Tensor) -> None:
+        """Count the pairs just asked ahead in their rows' positions."""
+        raise NotImplementedError
+
+    def _check_scores(self, scores, shape) -> torch.Tensor:
         if torch.is_tensor(scores) and scores.is_complex() or not torch.is_tensor(scores) and np.iscomplexobj(scores):
             raise ValueError("scores must be real numbers in [0, 1], got complex values")
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
-        if scores.shape != request.rows.shape:
-            raise ValueError(f"scores must have shape {tuple(request.rows.shape)}, got {tuple(scores.shape)}")
+        if scores.shape != shape:
+            raise ValueError(f"scores must have shape {tuple(shape)}, got {tuple(scores.shape)}")
         lo, hi = torch.aminmax(scores)
         if not (bool(lo >= 0) and bool(hi <= 1)):
             if torch.isnan(scores).any():
                 raise ValueError("scores contain NaN")
             raise ValueError("scores must lie in [0, 1]")
+        return scores
+
+    def tell(self, request: Request, scores) -> None:
+        """Report the scores of a request's pairs as an (R, k) array with values in [0, 1]."""
+        self._book.check_tell(request)
+        scores = self._check_scores(scores, request.rows.shape)
         self._update(request.rows, request.cols, scores)
         self.spent += request.size
         self._book.settle(request)

@@ -62,6 +62,20 @@ class _LUCBBase(Policy):
         self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
         self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
 
+    supports_ahead = True
+
+    @property
+    def asked_rows(self) -> torch.Tensor:
+        """Each model's examples asked (its next position): the told counts unless asked ahead."""
+        return self._asked_ahead if self._ahead else self.counts
+
+    def _start_ahead(self) -> None:
+        self._asked_ahead = self.counts.clone()
+
+    def _asked_rows(self, rows) -> None:
+        r = self._rep_index[:, None].expand_as(rows)
+        self.asked_rows.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
+
     def next_batch_size(self) -> int:
         return self.batch_size
 
@@ -85,10 +99,10 @@ class _LUCBBase(Policy):
     def _units(self, k: int) -> torch.Tensor:
         """How many of the k units of this step each model takes, (R, n)."""
         R, n, m = self.reps, self.n, self.m
-        room = m - self.counts
+        room = m - self.asked_rows
         units = torch.zeros(R, n, dtype=torch.long, device=self.device)
         q = torch.arange(k, device=self.device).expand(R, -1)
-        unseen = self.counts == 0
+        unseen = self.asked_rows == 0
         if bool(unseen.any()):  # warm-up: every model's first example before any comparison
             key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
             first = key.argsort(dim=1)
@@ -100,7 +114,7 @@ class _LUCBBase(Policy):
         deficit = k - units.sum(dim=1)
         if bool((deficit > 0).any()):  # the rest: the least observed models with room, in that order
             free = room - units
-            order = torch.where(free > 0, self.counts + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
+            order = torch.where(free > 0, self.asked_rows + units, torch.full_like(room, m + 1)).argsort(dim=1, stable=True)
             free_sorted = free.gather(1, order)
             before = free_sorted.cumsum(dim=1) - free_sorted
             units.scatter_add_(1, order, (deficit[:, None] - before).clamp(min=0).minimum(free_sorted))
@@ -171,9 +185,9 @@ class LUCBPaired(_LUCBBase):
         has = n_open > 0
         cand = threat.gather(1, torch.where(has, q % n_open.clamp(min=1), 0))
         rank = torch.where(has, q // n_open.clamp(min=1), 0)
-        c_lead = self.counts.gather(1, lead[:, None])
+        c_lead = self.asked_rows.gather(1, lead[:, None])
         cap = torch.where(c_lead < m, c_lead, torch.full_like(c_lead, m))
-        rival_ok = has & (self.counts.gather(1, cand) + rank < cap)
+        rival_ok = has & (self.asked_rows.gather(1, cand) + rank < cap)
         to_lead = has & ~rival_ok
         lead_rank = to_lead.long().cumsum(dim=1) - 1
         lead_ok = to_lead & (c_lead + lead_rank < m)
@@ -182,13 +196,17 @@ class LUCBPaired(_LUCBBase):
 
     def _select(self, k: int):
         units = self._units(k)
-        rows, pos = _slots_from_units(units, self.counts, k)
+        rows, pos = _slots_from_units(units, self.asked_rows, k)
         self._pending = pos
         cols = self.order(self._rep_index[:, None], torch.zeros_like(rows), pos)
         return rows, cols
 
     def _update(self, rows, cols, scores):
         pos, self._pending = self._pending, None
+        if self._ahead:  # told in each row's asked order: the positions follow the told counts
+            same = rows[:, :, None] == rows[:, None, :]
+            before = torch.tril(torch.ones(rows.shape[1], rows.shape[1], dtype=torch.bool, device=self.device), -1)
+            pos = self.counts.gather(1, rows) + (same & before).sum(dim=2)
         r = self._rep_index[:, None].expand_as(rows)
         self.obs[r, rows, pos] = scores.float()
         self.sums.index_put_((r, rows), scores.double(), accumulate=True)
@@ -262,7 +280,7 @@ class LUCB(_LUCBBase):
         return lead, ok & (self.counts > 0).all(dim=1)
 
     def _rule_units(self, units, q, k):
-        m, room = self.m, self.m - self.counts
+        m, room = self.m, self.m - self.asked_rows
         lead = self.leader()
         lo = self.cs.lower.gather(1, lead[:, None])
         upper = self._rival_upper(lead)
@@ -277,11 +295,11 @@ class LUCB(_LUCBBase):
         is_rival = has & (r_q >= 0)
         i = r_q.clamp(min=0)
         cand = threat.gather(1, i % n_open.clamp(min=1))
-        ok = is_rival & (self.counts.gather(1, cand) + i // n_open.clamp(min=1) < m)
+        ok = is_rival & (self.asked_rows.gather(1, cand) + i // n_open.clamp(min=1) < m)
         units.scatter_add_(1, torch.where(ok, cand, 0), ok.long())
 
     def _select(self, k: int):
-        rows, pos = _slots_from_units(self._units(k), self.counts, k)
+        rows, pos = _slots_from_units(self._units(k), self.asked_rows, k)
         return rows, self.order(self._rep_index[:, None], rows, pos)
 
     def _update(self, rows, cols, scores):

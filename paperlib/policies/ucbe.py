@@ -185,6 +185,30 @@ class UCBE(Policy):
         self._radius[self.m] = -torch.inf  # count + pending = m: no example left (bound -inf)
         self.refresh()
 
+    @property
+    def supports_ahead(self) -> bool:
+        """Row batches only: a pending-count batch would need the pending pairs' positions in its bounds."""
+        return self.batch_mode == "row"
+
+    @property
+    def asked_rows(self) -> torch.Tensor:
+        """Each method's examples asked (its next position): the told counts unless asked ahead."""
+        return self._asked_ahead if self._ahead else self.state.counts
+
+    def _start_ahead(self) -> None:
+        self._asked_ahead = self.state.counts.clone()
+
+    def _asked_rows(self, rows) -> None:
+        r = self._rep_index[:, None].expand_as(rows)
+        self.asked_rows.index_put_((r, rows), torch.ones_like(rows, dtype=self.asked_rows.dtype), accumulate=True)
+        self._close_full(r, rows)
+
+    def _close_full(self, r, rows) -> None:
+        """A method with all m examples asked gets the bound -inf, whatever its told count."""
+        full = self.asked_rows[r, rows] >= self.m
+        if bool(full.any()):
+            self._max.set(r[full], rows[full], torch.full_like(self.asked_rows[r, rows][full], -torch.inf))
+
     def refresh(self) -> None:
         """Recompute the cached bounds from ``state`` (needed only after editing ``state`` by hand)."""
         self._max = BlockedMax(self._bound(self._optimistic_means(), self.state.counts))
@@ -218,14 +242,14 @@ class UCBE(Policy):
         """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4)."""
         r = self._rep_index
         top = self._max.argmax(self.gen)[:, None]
-        told = self.state.counts.gather(1, top).long()
+        told = self.asked_rows.gather(1, top).long()
         pos = told + torch.arange(k, device=self.device)
         short = (told[:, 0] > self.m - k).nonzero().squeeze(1)
         if not short.numel():
             return top.expand(-1, k), self.order(r[:, None], top, pos)
         cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
         rows = top.expand(-1, k).clone()
-        sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.state.counts.index_select(0, short),
+        sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.asked_rows.index_select(0, short),
                                                  top.view(-1).index_select(0, short), k, self.m, self.gen)
         rows.index_copy_(0, short, sub_rows)
         cols.index_copy_(0, short, self.order(short[:, None], sub_rows, sub_pos))
@@ -256,6 +280,10 @@ class UCBE(Policy):
         per repetition, not one per pair). Otherwise the batch's first method gets one total per repetition and
         each pair on another method (a row batch's spill, pending batches) is added on its own, all in one
         ``index_add_`` on the flattened state and one ``BlockedMax.set``."""
+        if self._ahead:
+            self._update_rows(rows, scores)
+            self._close_full(self._rep_index[:, None].expand_as(rows), rows)
+            return
         top = rows[:, 0]
         if rows.shape[1] == 1 or rows.stride(1) == 0:
             self._add_to(top, scores.sum(dim=1, dtype=torch.float64), rows.shape[1])
@@ -276,6 +304,15 @@ class UCBE(Policy):
         sums.index_add_(0, flat, totals)
         counts.index_add_(0, flat, told)
         self._max.set(reps, at, self._told_bound(sums.index_select(0, flat), counts.index_select(0, flat)))
+
+    def _update_rows(self, rows, scores):
+        """Add each told pair to its method's sums and counts and refresh the bounds (pairs asked ahead)."""
+        reps = self._rep_index[:, None].expand_as(rows).reshape(-1)
+        flat = reps * self.n + rows.reshape(-1)
+        sums, counts = self.state.sums.view(-1), self.state.counts.view(-1)
+        sums.index_add_(0, flat, scores.reshape(-1).double())
+        counts.index_add_(0, flat, torch.ones_like(flat, dtype=torch.float64))
+        self._max.set(reps, rows.reshape(-1), self._told_bound(sums.index_select(0, flat), counts.index_select(0, flat)))
 
     def _told_bound(self, sums, counts):
         """:meth:`_bound` of rows with ``counts >= 1``, the radius read from the ``_radius`` table (same float64 values;
