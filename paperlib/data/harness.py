@@ -140,7 +140,6 @@ def read_inspect_log(path, scorer: str | None = None) -> tuple[dict, str, str]:
     epochs of a sample are averaged. ``scorer`` may be left out when the log has one."""
     try:
         from inspect_ai.log import read_eval_log
-        from inspect_ai.scorer import value_to_float
     except ImportError:
         raise HarnessLogError("reading inspect_ai logs needs inspect_ai: pip install 'paperlib[inspect]'") from None
     f = _log_file(Path(path))
@@ -150,9 +149,21 @@ def read_inspect_log(path, scorer: str | None = None) -> tuple[dict, str, str]:
         raise HarnessLogError(f"{f}: not an inspect_ai eval log ({type(exc).__name__}: {str(exc)[:200]})") from None
     if log.status != "success":
         raise HarnessLogError(f"{f}: the eval's status is {log.status!r}, not 'success'; rerun or resume it first")
+    per, scorer = eval_log_scores(log, f, scorer)
+    return per, scorer, str(log.eval.model)
+
+
+def eval_log_scores(log, f, scorer: str | None = None, require_all: bool = True) -> tuple[dict, str]:
+    """({sample id: score in [0, 1]}, scorer) of an inspect_ai ``EvalLog`` (``f`` names it in errors): each value
+    through inspect_ai's ``value_to_float``, the epochs of a sample averaged; ``scorer`` may be left out when the log
+    has one. ``require_all=False`` leaves out a sample that has no score (it errored) instead of refusing the log."""
+    from inspect_ai.scorer import value_to_float
+
     if not log.samples:
         raise HarnessLogError(f"{f}: the log has no samples (written with --no-log-samples?)")
     names = sorted({k for s in log.samples for k in (s.scores or {})})
+    if scorer is None and not names and not require_all:
+        return {}, ""
     if scorer is None:
         if len(names) != 1:
             raise HarnessLogError(f"{f}: {'several scorers' if names else 'no scores'} ({', '.join(names)}); "
@@ -164,6 +175,8 @@ def read_inspect_log(path, scorer: str | None = None) -> tuple[dict, str, str]:
     sums, counts = {}, {}
     for s in log.samples:
         score = (s.scores or {}).get(scorer)
+        if score is None and not require_all:
+            continue
         if score is None:
             raise HarnessLogError(f"{f}: sample {s.id} (epoch {s.epoch}) has no {scorer!r} score")
         if isinstance(score.value, (dict, list)):
@@ -174,7 +187,7 @@ def read_inspect_log(path, scorer: str | None = None) -> tuple[dict, str, str]:
         key = str(s.id)
         sums[key] = sums.get(key, 0.0) + value
         counts[key] = counts.get(key, 0) + 1
-    return {k: sums[k] / counts[k] for k in sums}, scorer, str(log.eval.model)
+    return {k: sums[k] / counts[k] for k in sums}, scorer
 
 
 def inspect_matrix(models: dict, scorer: str | None = None, intersect: bool = False,
