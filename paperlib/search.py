@@ -19,8 +19,10 @@ import hashlib
 import json
 import math
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
@@ -92,7 +94,9 @@ class Scorer:
     def __call__(self, model: str, example) -> tuple[float | None, str | None]:
         payload = json.dumps({"model": model, "example": example}).encode()
         try:
-            proc = subprocess.run(self.argv, input=payload, capture_output=True, timeout=self.timeout)
+            # its own session: a Ctrl-C at the terminal stops the search from asking, not the calls it has paid for
+            proc = subprocess.run(self.argv, input=payload, capture_output=True, timeout=self.timeout,
+                                  start_new_session=True)
         except subprocess.TimeoutExpired:
             return None, f"timed out after {self.timeout:g} s"
         except OSError as exc:
@@ -208,10 +212,14 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         log = _LogLines(study, log_every) if progress and not sys.stderr.isatty() else None
         bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
         bar.update(study.calls)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool, _StopOnSigint() as ctrl_c:
             while not study.done and not (stop == "certified" and certified()):
+                if ctrl_c.requested:  # the batch in flight was finished and journaled
+                    bar.close()
+                    raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
+                                            "flight were waited for and recorded); rerun the same command to resume")
                 req = study.ask()
-                while study.pending == req:
+                while study.pending == req and not ctrl_c.requested:
                     todo = study.missing(req)
                     jobs = {t: pool.submit(_attempts, scorer, models[req.pairs[t][0]], examples[req.pairs[t][1]], retries,
                                            backoff) for t in todo}
@@ -249,6 +257,34 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         study.close()
 
 
+class _StopOnSigint:
+    """Ctrl-C as a request to stop, not an exception: the first SIGINT sets ``requested`` (the search stops asking,
+    lets the calls in flight finish and journals them); a second one raises KeyboardInterrupt at once. An exception
+    raised between bytecodes could land after a finished call is taken from the pool and before its score is
+    journaled, and that call would be paid again on resume. Only in the main thread (where Python delivers signals)."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            signal.signal(signal.SIGINT, self._previous)
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        return False
+
+
 def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: int, max_failures: int, stop: str,
                top_k: int, progress: bool, backoff: float, log_every: float, started: float, method: str) -> dict:
     """The search without a batch barrier: whenever a worker is free it gets the next pair (a failed or interrupted
@@ -264,10 +300,10 @@ def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: in
     log = _LogLines(study, log_every) if progress and not sys.stderr.isatty() else None
     bar = progress_bar(study.budget, f"search ({method})", enabled=progress)
     bar.update(study.paid)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool, _StopOnSigint() as ctrl_c:
         try:
             while True:
-                stopping = study.done or (stop == "certified" and certified())
+                stopping = ctrl_c.requested or study.done or (stop == "certified" and certified())
                 while not stopping and len(running) < workers:
                     if not todo:
                         if study.exhausted:
@@ -278,8 +314,10 @@ def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: in
                     i, j = req.pairs[t]
                     running[pool.submit(_attempts, scorer, models[i], examples[j], retries, backoff)] = (req, t)
                 if not running:
+                    if ctrl_c.requested:
+                        raise KeyboardInterrupt
                     break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 for job in finished:
                     req, t = running.pop(job)
                     value, errors = job.result()
