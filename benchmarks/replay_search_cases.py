@@ -7,7 +7,8 @@ the score; ``bad i j`` before unusable output, a failed call the search must try
 ``exit`` (status 3 with a Python traceback on stderr), ``garbage`` (prints a word), ``bytes`` (undecodable output),
 ``timeout`` (sleeps past ``--timeout``), ``slow`` (lognormal latency, median 20 ms, p99 0.5 s, every pair).
 Interruptions: ``none``; ``sigint`` and ``sigkill`` once 12 calls have started; ``second`` (a second identical
-search started once 6 calls have, which must be refused naming the holder while the first goes on).
+search started once 6 calls have, which must be refused naming the holder while the first goes on; if the first
+has finished by the time the second takes the lock, the second resumes the finished journal and must pay nothing).
 
 Checks, per case: no successful call is missing from the journal and none is paid twice, except, after a SIGKILL,
 the calls that were in flight then (at most ``--workers``); Ctrl-C exits 130 without a traceback; the second search
@@ -93,6 +94,15 @@ def wait_for(proc, d: Path, calls: int) -> bool:
     return False
 
 
+def finishes(proc, within: float = 10.0) -> bool:
+    """Whether ``proc`` ends within a few seconds (it releases the journal's lock just before writing its JSON)."""
+    try:
+        proc.wait(timeout=within)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
 def run_case(fault: str, interrupt: str, workers: int, barrier: bool) -> tuple[str, list[str]]:
     name = f"{fault}/{interrupt}/w{workers}/{'barrier' if barrier else 'ahead'}"
     problems = []
@@ -118,8 +128,12 @@ def run_case(fault: str, interrupt: str, workers: int, barrier: bool) -> tuple[s
                 time.sleep(2.5)  # orphaned scorers finish (paid) after their parent died
         elif interrupt == "second" and wait_for(proc, d, 6):
             second = subprocess.run(cmd, capture_output=True, text=True)
-            if second.returncode == 0 or "in use" not in second.stderr:
-                problems.append(f"second search not refused (status {second.returncode}): {second.stderr[-200:]}")
+            if second.returncode == 0 and not finishes(proc):
+                problems.append("a second search ran beside the first")
+            elif second.returncode != 0 and "in use" not in second.stderr:
+                problems.append(f"second search failed without naming the holder (status {second.returncode}): "
+                                f"{second.stderr[-200:]}")
+            # status 0 with the first already finished: the second started after it and resumed its journal
         proc.communicate()
         for _ in range(6):  # resume until it completes
             if (d / "out.json").exists() and proc.returncode == 0:
