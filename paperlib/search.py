@@ -229,16 +229,13 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                             t = index[job]
                             value, errors = job.result()
                             done.add(t)
-                            for err in errors:
-                                study.record_failure(req, t, err)
-                            if value is not None:
-                                study.record_score(req, t, value)
+                            if _journal(study, req, t, value, errors):
                                 bar.update(1)
                             else:
                                 unrecovered += 1
                     except KeyboardInterrupt:
                         bar.close()
-                        _record_in_flight(study, req, {u: j for u, j in jobs.items() if u not in done})
+                        _drain(study, {j: (req, u) for u, j in jobs.items() if u not in done})
                         raise SearchInterrupted(f"interrupted: every score received is in {journal} (the calls in "
                                                 "flight were waited for and recorded); rerun the same command to "
                                                 "resume") from None
@@ -321,10 +318,7 @@ def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: in
                 for job in finished:
                     req, t = running.pop(job)
                     value, errors = job.result()
-                    for err in errors:
-                        study.record_failure(req, t, err)
-                    if value is not None:
-                        study.record_score(req, t, value)
+                    if _journal(study, req, t, value, errors):
                         bar.update(1)
                     else:
                         unrecovered += 1
@@ -350,30 +344,24 @@ def _run_ahead(study: Study, scorer, journal: Path, *, workers: int, retries: in
 
 
 def _drain(study: Study, running: dict) -> None:
-    """Wait for the calls in flight (they are paid for) and journal their results (asked ahead)."""
+    """Wait for the calls in flight, ``{future: (request, index)}`` (they are paid for), and journal their results."""
     for job, (req, t) in list(running.items()):
         try:
             value, errors = job.result()
         except (KeyboardInterrupt, Exception):  # a second Ctrl-C, or a call that raised: keep what we have
             continue
-        for err in errors:
-            study.record_failure(req, t, err)
-        if value is not None:
-            study.record_score(req, t, value)
+        _journal(study, req, t, value, errors)
     running.clear()
 
 
-def _record_in_flight(study: Study, req, jobs: dict) -> None:
-    """After Ctrl-C: wait for the calls already running (they are paid for) and journal their results."""
-    for t, job in jobs.items():
-        try:
-            value, errors = job.result()
-        except (KeyboardInterrupt, Exception):  # a second Ctrl-C, or a call that raised: keep what we have
-            continue
-        for err in errors:
-            study.record_failure(req, t, err)
-        if value is not None:
-            study.record_score(req, t, value)
+def _journal(study: Study, req, t: int, value: float | None, errors: list[str]) -> bool:
+    """Journal one pair's attempts: every failed one, then its score if it has one (returned: whether it has)."""
+    for err in errors:
+        study.record_failure(req, t, err)
+    if value is None:
+        return False
+    study.record_score(req, t, value)
+    return True
 
 
 def _attempts(scorer: Scorer, model: str, example, retries: int, backoff: float = 0.0) -> tuple[float | None, list[str]]:
