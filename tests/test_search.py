@@ -472,3 +472,21 @@ def test_python_api_bad_input_is_refused_before_any_call(tmp_path):
     with pytest.raises(ValueError, match="input"):
         paperlib.search(["a", "b"], [1, 2], lambda m, e: 0.5, tmp_path / "j.jsonl", json_out=tmp_path / "j.jsonl")
     assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_the_first_ctrl_c_is_a_request_and_the_second_raises():
+    """A first SIGINT only sets the flag the search loop reads (no exception can land between taking a finished call
+    from the pool and journaling it); a second raises KeyboardInterrupt; the previous handler comes back."""
+    import os
+    import signal
+
+    from paperlib.search import _StopOnSigint
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _StopOnSigint() as ctrl_c:
+            os.kill(os.getpid(), signal.SIGINT)
+            assert ctrl_c.requested
+            os.kill(os.getpid(), signal.SIGINT)
+            pytest.fail("the second SIGINT did not raise")
+    assert signal.getsignal(signal.SIGINT) is before
