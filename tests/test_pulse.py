@@ -14,7 +14,7 @@ from paperlib.lowrank import FitConfig, fit_factors, objective, refit_rows, refi
 from paperlib.lowrank.logistic import dense_refit_is_cheaper
 from paperlib.papers.pulse import theory as T
 from paperlib.policies import make_policy
-from paperlib.policies.pulse import DoublyRobust, ObservedMean, predictable_lambda
+from paperlib.policies.pulse import PULSESync, DoublyRobust, ObservedMean, predictable_lambda
 from paperlib.simulate import simulate
 from paperlib.stats import clopper_pearson
 
@@ -304,12 +304,18 @@ def test_shuffled_sampler_mixes_shuffled_and_rejection_rows_in_one_step():
 def test_sampler_is_validated_named_in_the_label_and_refused_by_pulse_sync():
     from paperlib.policies import label
 
-    assert label("ucbe-batch:sampler=shuffled") == "UCB-E (shuffled sampler)"
-    assert label("pulse:convention=paper:sampler=shuffled") == "PULSE (paper-literal, shuffled sampler)"
+    # the shuffled sampler is the default (issue 40), so only the rejection sampler is named
+    assert label("ucbe-batch") == label("ucbe-batch:sampler=shuffled") == "UCB-E"
+    assert label("ucbe-batch:sampler=rejection") == "UCB-E (rejection sampler)"
+    assert label("pulse:convention=paper:sampler=rejection") == "PULSE (paper-literal, rejection sampler)"
+    assert make_policy("pulse", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4).sampler == "shuffled"
+    assert make_policy("pulse-sync", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4).sampler == "rejection"
     with pytest.raises(ValueError, match="sampler"):
         make_policy("ucbe-batch", 3, 16, 48, batch_size=4, sampler="sorted")
-    with pytest.raises(ValueError, match="shared order"):
+    with pytest.raises(ValueError, match="sampler"):
         make_policy("pulse-sync", 3, 16, 48, v=np.zeros((16, 2)), batch_size=4, sampler="shuffled")
+    with pytest.raises(ValueError, match="shared order"):
+        PULSESync(3, 16, 48, v=np.zeros((16, 2)), batch_size=4, sampler="shuffled")
 
 
 @pytest.mark.parametrize("path", ["sparse", "dense"])
@@ -436,7 +442,7 @@ def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
     from paperlib.policies.pulse import PULSE
 
     R, n, m, k = 300, 3, 200, 6
-    pol = PULSE(n, m, n * m, reps=R, seed=4, estimator=ObservedMean(), batch_size=k, t0=1)
+    pol = PULSE(n, m, n * m, reps=R, seed=4, estimator=ObservedMean(), batch_size=k, t0=1, sampler="rejection")
     rng = np.random.default_rng(0)
     pol.mask[:] = torch.tensor(rng.random((R, n, m)) < rng.uniform(0.2, 0.99, (R, n, 1)))
     pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
@@ -606,3 +612,28 @@ def test_figure1_is_logarithmic_and_marks_a_budget_never_reached():
     assert len(markers) == 1 and markers[0].get_xdata()[0] == pytest.approx(1.0)  # PULSE's slot at the second pool
     heights = sorted(p.get_height() for p in ax.patches if np.isfinite(p.get_height()))
     assert heights == [800, 1_500, 90_000, 120_000, 150_000]
+
+
+def test_pool_rows_computed_elsewhere_are_checked_against_the_profile(tmp_path):
+    """A pool table from another machine (benchmarks/gpu_pulse_pools.py) is shown only if it is this profile's: a
+    subset run gives each method the seed of the whole run (same rows), per-method run counts are honoured, and a
+    table at other run counts or without a method is refused by name."""
+    from paperlib.papers.pulse import experiments as E
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("pulse"), "reps": 3, "reps_by_method": {"naive-pooling": 2}}
+    pool = E.pool_names(cfg)[0]
+    whole, _, _ = E.run_pool(cfg, pool, device="cpu", progress=False)
+    assert whole.groupby("method").reps.first().to_dict() == {"ucbe-batch": 3, "pulse": 3, "naive-pooling": 2}
+    part, _, _ = E.run_pool(cfg, pool, device="cpu", progress=False, methods=["pulse"])
+    cols = ["budget", "accuracy", "reps"]
+    assert part[cols].equals(whole[whole.method == "pulse"][cols].reset_index(drop=True))
+    path = tmp_path / "pool.csv"
+    whole.to_csv(path, index=False)
+    runs, inst = E.load_pool_runs(cfg, pool, path)
+    assert len(runs) == len(whole) and inst.test.shape[0] == whole.n_models.iloc[0]
+    with pytest.raises(ValueError, match="naive-pooling at 2 runs, the profile's 5"):
+        E.load_pool_runs({**cfg, "reps_by_method": {"naive-pooling": 5}}, pool, path)
+    whole[whole.method != "pulse"].to_csv(path, index=False)
+    with pytest.raises(ValueError, match="no rows of pulse"):
+        E.load_pool_runs(cfg, pool, path)

@@ -3,8 +3,8 @@
 Rows are models (the paper's m), columns examples (the paper's n). Every method pulls T0 batches of
 B examples per model first, then repeatedly picks ``argmax_i mu_hat_i + sqrt(a / |O_i|)`` over
 models not yet fully observed and evaluates B of its unobserved examples, drawn uniformly without
-replacement (:meth:`PULSE._sample_unobserved`: sequential rejection, or with ``sampler="shuffled"`` a
-shuffled list of a row's unobserved examples once half of it is observed). The methods
+replacement (:meth:`PULSE._sample_unobserved`: by default sequential rejection until half a row is observed, then a
+shuffled list of the row's unobserved examples; ``sampler="rejection"`` rejects to the end). The methods
 differ only in mu_hat, an :class:`Estimator` object:
 
 * :class:`DoublyRobust` (PULSE): the running mean (Eq. 3) of the one-step doubly robust estimators (Eq. 2, batch
@@ -226,12 +226,13 @@ class PULSE(Policy):
     convention : {"authors", "paper"}
         ``"authors"`` (default) follows the authors' code where Algorithm 1 is silent or differs; ``"paper"`` is the
         literal reading of Step 3 (see the module docstring).
-    sampler : {"rejection", "shuffled"}
+    sampler : {"shuffled", "rejection"}
         How a batch is drawn uniformly without replacement from a model's unobserved examples (the same
-        distribution, different random streams): ``"rejection"`` (default, the stream of the committed results)
-        rejects observed draws, which costs O(m / unobserved) per example on a nearly complete row;
-        ``"shuffled"`` does the same while at least half the row is unobserved, then shuffles the row's
-        unobserved examples once and hands them out in that order, O(B) per step (:meth:`_sample_shuffled`).
+        distribution, different random streams): ``"shuffled"`` (default since 2026-11-26) rejects observed
+        draws while more than half the row is unobserved, then shuffles the row's unobserved examples once and hands
+        them out in that order, O(B) per step (:meth:`_sample_shuffled`); ``"rejection"`` (the streams of results
+        committed before that date) rejects observed draws to the end, O(m / unobserved) per example on a nearly
+        complete row.
     lam, init_lr, init_steps, loop_lr, loop_steps
         Refit hyperparameters (paper, Appendix C.1: lambda 0.01; 50 steps at 0.01 after the warm-up;
         10 steps at 0.1 in the loop).
@@ -247,7 +248,7 @@ class PULSE(Policy):
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, v=None, batch_size=64, t0=1, a=1.0,
                  refit_every=1000, lam=0.01, init_lr=0.01, init_steps=50, loop_lr=0.1, loop_steps=10,
-                 convention="authors", estimator: Estimator | None = None, observer=None, sampler="rejection"):
+                 convention="authors", estimator: Estimator | None = None, observer=None, sampler="shuffled"):
         super().__init__(n, m, budget, reps, seed, device)
         if convention not in CONVENTIONS:
             raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
@@ -619,10 +620,10 @@ class PULSESync(PULSE):
         raise ValueError("pulse-sync draws every model's examples in one shared order, so PULSE's confidence "
                          "sequence (Theorem 1) does not apply; use pulse for certified intervals")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.sampler != "rejection":
+    def __init__(self, *args, sampler="rejection", **kwargs):
+        if sampler != "rejection":
             raise ValueError("pulse-sync draws every model's examples in one shared order; it has no sampler option")
+        super().__init__(*args, sampler="rejection", **kwargs)  # only its warm-up draws by PULSE's sampler
 
     def _select(self, k):
         if self.spent == 0:

@@ -168,10 +168,11 @@ def _robin_hood_label(p: dict) -> str:
 
 
 def _convention_label(base: str):
-    """Display text of a backbone variant: the paper-literal convention and the shuffled sampler are named."""
+    """Display text of a backbone variant: the paper-literal convention and the (non-default) rejection sampler are
+    named."""
     def text(p: dict) -> str:
         notes = [w for w, on in (("paper-literal", p.get("convention") == "paper"),
-                                 ("shuffled sampler", p.get("sampler") == "shuffled")) if on]
+                                 ("rejection sampler", p.get("sampler") == "rejection")) if on]
         return f"{base} ({', '.join(notes)})" if notes else base
     return text
 
@@ -207,9 +208,10 @@ _LRF_ACTIVE = _LRF_BASE + (
           low=0.0, high=10.0),
 )
 _BACKBONE = (_batch(64), Param("t0", int, 1, "warm-up batches per model T0", low=1), _A,
-             Param("sampler", str, "rejection", "how a batch is drawn from a model's unobserved examples (same "
-                   "distribution): rejection, or shuffled (one shuffled list per row once half of it is observed; "
-                   "faster on long runs)", choices=("rejection", "shuffled")))
+             Param("sampler", str, "shuffled", "how a batch is drawn from a model's unobserved examples (same "
+                   "distribution): shuffled (one shuffled list per row once half of it is observed; O(batch) per "
+                   "step on long runs), or rejection (the streams committed before 2026-11-26)",
+                   choices=("shuffled", "rejection")))
 _PULSE = _BACKBONE + (
     Param("refit_every", int, 1000, "bandit steps between refits of U", low=1),
     Param("lam", float, 0.01, "lambda of Eq. 1 in the refits", low=0.0),
@@ -220,6 +222,7 @@ _PULSE = _BACKBONE + (
     Param("convention", str, "authors", "authors: as the authors' code runs it; paper: the paper-literal reading",
           choices=("authors", "paper")),
 )
+_PULSE_SYNC = tuple(p for p in _PULSE if p.name != "sampler")  # one shared order per run: no sampler to choose
 _ROBIN_HOOD = (
     Param("delta", float, 0.007, "confidence delta (Sec. 5)", low=0.0, high=1.0, closed="neither"),
     Param("t0", str, "experiments", "warm-up rounds: experiments, theorem, lemma6 or an integer", parse=_t0_rounds),
@@ -263,7 +266,7 @@ _SPECS = [
                needs_factors=True, takes_factors=True),
     MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
                "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
-               "backbone", _PULSE, ("convention",), _convention_label("PULSE (synchronized)"),
+               "backbone", _PULSE_SYNC, ("convention",), _convention_label("PULSE (synchronized)"),
                needs_factors=True, takes_factors=True),
     MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
                "backbone", _PULSE, ("convention", "sampler"), _convention_label("Naive-Pooling"),

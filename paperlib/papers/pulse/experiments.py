@@ -74,8 +74,15 @@ def loop_params(cfg: dict) -> dict:
                 init_steps=int(r["init_steps"]), loop_lr=float(r["loop_lr"]), loop_steps=int(r["loop_steps"]))
 
 
-def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None):
-    """All methods on one pool. Returns (long table, instance, fitted V, fit seconds)."""
+def method_reps(cfg: dict, method: str) -> int:
+    """Runs of ``method`` per pool: ``reps_by_method[method]`` where the profile names it, else ``reps``."""
+    return int(cfg.get("reps_by_method", {}).get(method, cfg["reps"]))
+
+
+def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None,
+             methods=None):
+    """The profile's methods on one pool (``methods``: only these of them, each with its seed in the profile's
+    list, so a subset run gives the rows a whole run would). Returns (long table, instance, fitted V)."""
     ds, gap = parse_pool(name)
     inst = build_instance(cfg, name)
     fcfg = fit or fit_config(cfg, ds)
@@ -93,7 +100,9 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
         kw = spec.pick({**common, **loop})  # the backbone's and, for the methods with predictions, the refits'
         if spec.needs_factors:
             kw["v"] = V.cpu().numpy()
-        res = simulate(meth, inst.test, bs, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i, device=device,
+        if methods is not None and meth not in methods:
+            continue
+        res = simulate(meth, inst.test, bs, reps=method_reps(cfg, meth), seed=int(cfg["seed"]) + i, device=device,
                        progress=progress, **kw)
         acc = res.precision()
         R = res.reps
@@ -106,6 +115,38 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
             "machine": machine,
         }))
     return pd.concat(frames, ignore_index=True), inst, V
+
+
+def load_pool_runs(cfg: dict, name: str, path) -> tuple[pd.DataFrame, PoolInstance]:
+    """The table :func:`run_pool` wrote for pool ``name`` elsewhere (e.g. ``benchmarks/gpu_pulse_pools.py`` on a
+    GPU), checked to be this profile's: the same pool (split seed, realised gap), every method of the profile at its
+    run count, the profile's budgets. Returns (table, instance); raises ``ValueError`` naming what differs."""
+    runs = pd.read_csv(path)
+    runs = runs[runs.pool == name].reset_index(drop=True)
+    if runs.empty:
+        raise ValueError(f"{path} has no rows of pool {name!r}")
+    inst = build_instance(cfg, name)
+    n, m = inst.test.shape
+    _, bs = budgets(cfg, n, m)
+    problems = []
+    if int(runs.split_seed.iloc[0]) != inst.seed or not np.isclose(runs.realised_gap.iloc[0],
+                                                                  inst.test.meta["realised_gap"]):
+        problems.append(f"another pool (split seed {runs.split_seed.iloc[0]}, this profile's {inst.seed})")
+    for meth in cfg["methods"]:
+        rows = runs[runs.method == meth]
+        if rows.empty:
+            problems.append(f"no rows of {meth}")
+            continue
+        if sorted(rows.budget.tolist()) != bs:
+            problems.append(f"{meth} at budgets {sorted(rows.budget.tolist())}, the profile's are {bs}")
+        if int(rows.reps.iloc[0]) != method_reps(cfg, meth):
+            problems.append(f"{meth} at {int(rows.reps.iloc[0])} runs, the profile's {method_reps(cfg, meth)}")
+    extra = sorted(set(runs.method) - set(cfg["methods"]))
+    if extra:
+        problems.append(f"methods not in the profile: {', '.join(extra)}")
+    if problems:
+        raise ValueError(f"{path} is not this profile's table of {name}: " + "; ".join(problems))
+    return runs, inst
 
 
 def calls_to_accuracy(calls, acc, level: float) -> float:
