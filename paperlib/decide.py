@@ -95,11 +95,40 @@ def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
     return up, down, differ
 
 
-def fisher_rates(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int, int]:
-    """:func:`fisher_counts` of methods ``a`` against ``b`` from a pivot table whose columns are
-    (``"accuracy"``, method) and (``"reps"``, method), one row per point: success counts are accuracy x runs."""
+def fisher_holm(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int]:
+    """(first significantly higher, significantly lower) over the points where the rates differ, Fisher's exact
+    two-sided test with Holm's step-down correction for the family of points (statsmodels' ``multipletests``):
+    a family-wise error rate of ``alpha`` where :func:`fisher_counts` holds each point at ``alpha``."""
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.multitest import multipletests
+
+    pv, sign = [], []
+    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
+                            strict=True):
+        if a * nb != b * na:
+            pv.append(fisher_exact([[a, na - a], [b, nb - b]]).pvalue)
+            sign.append(a / na > b / nb)
+    if not pv:
+        return 0, 0
+    reject = multipletests(pv, alpha=alpha, method="holm")[0]
+    sign = np.asarray(sign)
+    return int((reject & sign).sum()), int((reject & ~sign).sum())
+
+
+def _counts(table, a: str, b: str):
     n1, n2 = table[("reps", a)].astype(int).to_numpy(), table[("reps", b)].astype(int).to_numpy()
     k1 = (table[("accuracy", a)] * n1).round().astype(int).to_numpy()
     k2 = (table[("accuracy", b)] * n2).round().astype(int).to_numpy()
-    return fisher_counts(k1, n1, k2, n2, alpha)
+    return k1, n1, k2, n2
+
+
+def fisher_rates(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int, int]:
+    """:func:`fisher_counts` of methods ``a`` against ``b`` from a pivot table whose columns are
+    (``"accuracy"``, method) and (``"reps"``, method), one row per point: success counts are accuracy x runs."""
+    return fisher_counts(*_counts(table, a, b), alpha)
+
+
+def fisher_rates_holm(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int]:
+    """:func:`fisher_holm` from the pivot table of :func:`fisher_rates`."""
+    return fisher_holm(*_counts(table, a, b), alpha)
 

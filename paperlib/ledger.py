@@ -96,13 +96,21 @@ def key(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
 
+def final(claims) -> list[Claim]:
+    """The verdicts a reader sees: every row through :func:`charged_to_paper`. The one rule between a builder's
+    verdict and every place that shows it (a notebook's "What we measured", its fragment, the merged ledger), so a
+    notebook can never print "fails" where the ledger says "inconclusive". Idempotent."""
+    return [charged_to_paper(c) for c in claims]
+
+
 def write(claims: list[Claim], path: str | Path) -> None:
+    """A fragment of the ledger, its verdicts :func:`final`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
         w.writeheader()
-        for c in claims:
+        for c in final(claims):
             w.writerow(asdict(c))
 
 
@@ -157,7 +165,7 @@ def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None
     claims = []
     for f in fragments:
         claims.extend(read(f))
-    claims = [charged_to_paper(c) for c in claims]
+    claims = final(claims)
     if run_on:
         claims = [replace(c, evidence=f"{c.evidence}; run on {run_on}") for c in claims]
     silent = [c.claim for c in claims if not states_uncertainty(c)]

@@ -56,3 +56,51 @@ def test_a_row_id_is_its_own_html_anchor():
     with pytest.raises(ValueError, match="claim id"):
         Claim("p", "Upper-Case", "s", "e", "95% CI", "holds")
     assert key("GPT-4o (judge) v1.5") == "gpt-4o-judge-v1-5"
+
+
+def test_a_notebook_and_its_fragment_print_the_ledgers_verdict(tmp_path):
+    """One rule decides what a reader sees (issue 39): a paper's "fails" without a check that excludes our error is
+    "inconclusive" in the notebook's "What we measured", in the fragment it writes and in the merged ledger alike."""
+    from paperlib.ledger import Claim, merge, read, write
+    from paperlib.pipeline.notebook import what_we_measured
+
+    rows = [Claim("Some et al.", "a", "Statement A", "[real] runs; exact", "m", "fails"),
+            Claim("paperlib (race)", "c", "Statement C", "[real] runs; exact", "m", "fails")]
+    shown = what_we_measured(rows).data
+    assert "**inconclusive** — Statement A" in shown and "**fails** — Statement A" not in shown
+    assert "**fails** — Statement C" in shown  # our own rows keep their verdict
+    write(rows, tmp_path / "f.csv")
+    assert [c.verdict for c in read(tmp_path / "f.csv")] == ["inconclusive", "fails"]
+    merged = merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
+    assert [c.measured for c in merged] == [c.measured for c in read(tmp_path / "f.csv")]  # no second demotion
+
+
+def test_committed_notebooks_print_the_committed_ledgers_verdicts():
+    """Every executed notebook committed under results/<profile>/notebooks/ shows, for each ledger row it names in
+    its "What we measured", the verdict of figures/<profile>/claims.csv (a notebook that printed a builder's verdict
+    the ledger overrules would fail here)."""
+    import csv
+    import json
+
+    from paperlib import paths
+
+    checked, wrong = 0, []
+    for profile in ("paper", "quick"):
+        ledger = paths.ROOT / "figures" / profile / "claims.csv"
+        if not ledger.exists():
+            continue
+        rows = list(csv.DictReader(ledger.open()))
+        for nbf in sorted((paths.ROOT / "results" / profile / "notebooks").glob("*.ipynb")):
+            cells = json.loads(nbf.read_text())["cells"]
+            text = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in cells
+                           for o in c.get("outputs", []))
+            for r in rows:
+                # the statement as what_we_measured writes it, with the verdict before it
+                at = text.find(f"** — {r['statement']}: ")
+                if at < 0:
+                    continue
+                verdict = text[text.rfind("**", 0, at - 1) + 2: at]
+                if verdict != r["verdict"]:
+                    wrong.append(f"{profile}/{nbf.name} prints {verdict!r} for {r['claim']}, the ledger {r['verdict']!r}")
+                checked += 1
+    assert checked > 0 and not wrong, "\n".join(wrong)

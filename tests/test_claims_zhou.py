@@ -34,7 +34,9 @@ def test_alpaca_claim_thresholds():
     partly = ZC.claim_alpaca(pd.Series({"ucbe": 0.12, "row-mean": np.nan}), grid)
     fails = ZC.claim_alpaca(pd.Series({"ucbe": 0.2, "row-mean": np.nan}), grid)
     cheap_baseline = ZC.claim_alpaca(pd.Series({"ucbe": 0.05, "row-mean": 0.2}), grid)
-    assert (holds.verdict, partly.verdict, fails.verdict, cheap_baseline.verdict) == ("holds", "partly", "fails", "partly")
+    # the baselines' 80-90% belongs to the paper's 153-model matrix: shown, not graded (issue 41)
+    assert (holds.verdict, partly.verdict, fails.verdict, cheap_baseline.verdict) == ("holds", "partly", "fails", "holds")
+    assert "best baseline 20% (not graded)" in cheap_baseline.measured
 
 
 def ablation_table(values: dict, se: float = 0.01) -> pd.DataFrame:
@@ -68,11 +70,24 @@ def test_ablation_rules_decide_on_intervals():
     assert c["zhou-ablation-eta"] == c["zhou-ablation-batch"] == c["zhou-ablation-warmup"] == "inconclusive"
 
 
-def test_cost_claim_needs_both_within_15_percent():
-    cost = pd.DataFrame(dict(dataset=["e", "e", "h", "h"], budget_frac=[0.05, 0.1, 0.2, np.nan]))
-    assert ZC.cost_claims(cost, "e", "h")[2].verdict == "partly"
-    cost.loc[2, "budget_frac"] = 0.15
-    assert ZC.cost_claims(cost, "e", "h")[2].verdict == "holds"
+def test_cost_claim_is_graded_on_the_alpacaeval_panel():
+    """Figure 1's hard panel is a stand-in for the paper's unpublished GSM8K prompt matrix (issue 41): shown, not
+    graded; the AlpacaEval panel decides (85% saving or more: within 15% of the budget)."""
+    cost = pd.DataFrame(dict(dataset=["e", "e", "h", "h"], budget_frac=[0.05, 0.1, 0.25, np.nan]))
+    row = ZC.cost_claims(cost, "e", "h")[2]
+    assert row.verdict == "holds" and "75% on h (stand-in, not graded)" in row.measured
+    cost.loc[[0, 1], "budget_frac"] = [0.2, 0.3]
+    assert ZC.cost_claims(cost, "e", "h")[2].verdict == "fails"
+
+
+def test_low_rank_row_is_graded_against_the_shuffled_null():
+    from paperlib.papers.zhou.claims import dataset_claims
+
+    t2 = pd.DataFrame(dict(kind=["real", "real"], H1=[10.0, 20.0]))
+    t3 = pd.DataFrame({"dataset": ["a", "b"], "kind": ["real", "real"], "rank 1": [0.6, 0.7], "rank 5": [0.8, 0.7],
+                       "rank 5 null": [0.5, 0.72]})
+    assert dataset_claims(t2, t3)[0].verdict == "partly"  # b's share is below its shuffled copies'
+    assert dataset_claims(t2, t3.assign(**{"rank 5 null": [0.5, 0.6]}))[0].verdict == "holds"
 
 
 def test_corollary1_verdicts():
@@ -80,9 +95,12 @@ def test_corollary1_verdicts():
     res = pd.DataFrame(dict(verdict=["vacuous", "holds", "fails"], success=[0.5, 0.9, 0.6]))
     bound, vacuous = ZC.corollary1_claims(res, vac, (5, 100), 10)
     assert bound.verdict == "fails" and "1 significantly below" in bound.measured
-    assert vacuous.verdict == "holds" and vacuous.measured.startswith("vacuous")  # vacuous is not violated
+    # a bound vacuous on every matrix cannot be violated: nothing is tested (issue 41), and the question is ours
+    assert vacuous.verdict == "untestable" and vacuous.measured.startswith("vacuous")
+    assert vacuous.paper.startswith("paperlib")
     bound, vacuous = ZC.corollary1_claims(res[res.verdict == "vacuous"], vac.assign(ratio=[0.5, 2.0]), (5, 100), 10)
     assert bound.verdict == "untestable" and vacuous.measured.startswith("informative somewhere")
+    assert vacuous.verdict == "holds"
 
 
 def test_corollary1_vacuous_on_the_papers_own_table2():

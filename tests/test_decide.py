@@ -45,3 +45,21 @@ def test_fisher_counts_against_scipy_on_a_textbook_table():
 
 def test_all_any():
     assert all_any(np.array([True, True])) == "holds" and all_any([]) == "fails"
+
+
+def test_holm_keeps_a_strong_difference_and_drops_a_marginal_one_among_many():
+    """Holm over a family of points: the smallest p-value is compared with alpha / (points that differ). A point at
+    0.01 < p < 0.05 among 10 differing points is significant alone but not with Holm (p > 0.05 / 10); one at
+    p < 1e-6 is."""
+    from scipy.stats import fisher_exact
+
+    from paperlib.decide import fisher_counts, fisher_holm
+
+    p = fisher_exact([[62, 38], [45, 55]]).pvalue
+    assert 0.01 < p < 0.05
+    rows = [(62, 100, 45, 100)] + [(51, 100, 50, 100)] * 9  # nine more points that differ by one success
+    k1, n1, k2, n2 = map(list, zip(*rows, strict=True))
+    assert fisher_counts(k1, n1, k2, n2) == (1, 0, 10)
+    assert fisher_holm(k1, n1, k2, n2) == (0, 0)
+    k1[0], k2[0] = 10, 60  # p < 1e-6, the first now significantly lower
+    assert fisher_holm(k1, n1, k2, n2) == (0, 1)

@@ -84,8 +84,13 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
 
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
-    """The closing section of a notebook: one bullet per claim (verdict first), then free notes."""
+    """The closing section of a notebook: one bullet per claim (verdict first, as the ledger grades it:
+    :func:`paperlib.ledger.final`), then free notes."""
     from IPython.display import Markdown
+
+    from ..ledger import final
+
+    claims = final(claims)
 
     lines = ["## What we measured", ""]
     lines += [f"- **{c.verdict}** — {c.statement}: {c.measured}" for c in claims]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import all_any, comparison, fisher_rates, within_limit
-from ...ledger import Claim, key, titled
+from ...decide import all_any, comparison, fisher_rates, fisher_rates_holm, within_limit
+from ...ledger import Claim, key, not_charged, titled
 from ...policies import label
 from . import experiments as E
 
@@ -28,6 +28,22 @@ SEMI_SYNTHETIC_BIAS = ("; Bench 1/2 pools are semi-synthetic, drawn from the sam
                        "and Naive-Pooling fit, which favours both")
 
 
+#: Why PULSE below UCB-E in our runs is not (yet) charged to the paper.
+ABOVE_NOT_CHARGED = ("our PULSE follows the authors' code on its five conventions and matched it on a held-out split, "
+                     "but their code has not been run on these pools, so a fault of ours in the predictions' fit or the "
+                     "refits is not excluded")
+
+
+def _runs_text(runs: pd.DataFrame) -> str:
+    """'500 runs per method', or the count of each method where they differ."""
+    per = runs.groupby("method", sort=False).reps.first()
+    if per.nunique() == 1:
+        return f"{int(per.iloc[0])} runs per method"
+    common = int(per.mode().iloc[0])
+    other = ", ".join(f"{label(m)} {int(r)}" for m, r in per.items() if r != common)
+    return f"{common} runs per method ({other})"
+
+
 def _bias_note(runs: pd.DataFrame) -> str:
     return SEMI_SYNTHETIC_BIAS if (runs.kind == "semi-synthetic").any() else ""
 
@@ -38,7 +54,7 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
     sav = pl.saving_vs_ucbe
     return titled(
         PAPER, "pulse-savings-vs-ucb-e-fig-1", "Savings vs UCB-E (Fig. 1)", "PULSE saves up to 46% of LLM calls relative to UCB-E at 95% accuracy",
-        f"[{'/'.join(sorted(set(runs.kind)))}] {pl.pool.nunique()} pools, {int(runs.reps.iloc[0])} runs per method, bandit "
+        f"[{'/'.join(sorted(set(runs.kind)))}] {pl.pool.nunique()} pools, {_runs_text(runs)}, bandit "
         "calls to 95% accuracy; no interval on the crossing; rule: holds if the best pool saves >= 40% and none loses, "
         "partly if some pool saves" + _bias_note(runs),
         ("saving per pool: " + ", ".join(f"{a}: {b:.0%}" if np.isfinite(b) else f"{a}: n/a (95% not reached)"
@@ -69,13 +85,15 @@ def _above_claim(runs: pd.DataFrame) -> Claim:
     mean_acc = runs.groupby(["pool", "method"]).accuracy.mean().unstack()
     better = (mean_acc["pulse"] >= mean_acc["ucbe-batch"]) if len(mean_acc) else pd.Series(dtype=bool)
     up, down, differ = _pointwise_tests(runs)
+    holm = _pointwise_holm(runs)
     return titled(
         PAPER, "pulse-pulse-above-ucb-e-throughout-fig-2", "PULSE above UCB-E throughout (Fig. 2)",
         "PULSE achieves higher accuracy than UCB-E for every dataset, gap and budget",
         f"[{'/'.join(sorted(set(runs.kind)))}] Accuracy@t per pool and budget; two-sided Fisher exact test of the two "
         f"success counts at each (pool, budget) at level {ALPHA}; rule: fails if PULSE is significantly below UCB-E "
         "somewhere, holds if significantly above wherever the accuracies differ, else inconclusive" + _bias_note(runs),
-        f"significantly above UCB-E at {up} and below at {down} of {differ} (pool, budget) points where they differ; "
+        f"significantly above UCB-E at {up} and below at {down} of {differ} (pool, budget) points where they differ "
+        f"(with Holm's correction over those points: above at {holm[0]}, below at {holm[1]}); "
         f"PULSE >= UCB-E in mean accuracy in {int(better.sum())}/{len(better)} pools and at {_pointwise(runs)}; at the "
         f"largest budget PULSE is below UCB-E in {_final_below(runs)} pools",
         "fails" if down else ("holds" if differ and up == differ else "inconclusive"),
@@ -118,25 +136,36 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     non-binary scores; each comparative row judged on the real pools where they disagree with the others."""
     out = [by_data_kind(f, runs) for f in (_savings_claim, _naive_worst_claim, _above_claim, _effective_budget_claim)]
     out.append(_full_test_claim(runs))
+    out = [not_charged(c, ABOVE_NOT_CHARGED) if c.claim in ("pulse-pulse-above-ucb-e-throughout-fig-2",
+                                                             "pulse-full-test-sets-fig-4") else c for c in out]
     kinds = "/".join(sorted(set(runs.kind)))
-    sp = runs[runs.method == "pulse"].groupby("pool").s_per_run.first()
+    pr = runs[runs.method == "pulse"].groupby("pool").agg(wall_s=("wall_s", "first"), reps=("reps", "first"),
+                                                          calls=("budget", "max"), machine=("machine", "first"))
+    big = pr.sort_values("calls").iloc[-1]
     out.append(titled(
         PAPER, "pulse-run-time-sec-4-1-app-c-2", "Run time (Sec. 4.1, App. C.2)", "a PULSE run at T = 540K calls on MMLU-Pro takes about 60 s (A40 GPU)",
-        f"[{kinds}] wall time per run of our batched implementation at the profile's scale (CPU, R runs batched)",
-        "per run: " + ", ".join(f"{k}: {v:.2f} s" for k, v in sp.items())
-        + f" at {int(runs.budget.max())} calls or fewer; the T = 540K scale needs the paper profile (GPU) and was not run here",
+        f"[{kinds}] wall time of our implementation, R runs batched in one call, on {', '.join(sorted(set(pr.machine)))}; "
+        "no interval: one timing per pool, on other hardware than the paper's A40 and of other code, so not comparable "
+        "with the paper's 60 s",
+        f"largest pool {pr.calls.idxmax()} (T = {int(big.calls):,} calls): {big.wall_s:.1f} s for {int(big.reps)} runs "
+        f"({big.wall_s / big.reps:.3f} s per run batched); per run elsewhere: "
+        + ", ".join(f"{k}: {r.wall_s / r.reps:.3f} s" for k, r in pr.iterrows() if k != pr.calls.idxmax()),
         "untestable",
     ))
     alp = runs[runs.dataset == "alpacaeval2"]
     if len(alp):
         m = alp.groupby("method").accuracy.mean()
+        up, down, differ = _pointwise_tests(alp)
         out.append(titled(
             PAPER, "pulse-non-binary-scores-sec-5-extension-expected-with-minor-changes", "Non-binary scores (Sec. 5: extension expected with minor changes)",
             "PULSE extends to non-binary scores in [0, 1]",
-            f"[real] AlpacaEval-2 (continuous scores), seeded train/test split of its models, {int(alp.reps.iloc[0])} runs; "
-            "no interval: mean accuracy over the budget grid (per-budget Fisher exact tests are in the Fig. 2 row)",
-            "mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items()),
-            "holds" if m.get("pulse", 0) >= m.get("ucbe-batch", 1) else "partly",
+            f"[real] AlpacaEval-2 (continuous scores), seeded train/test split of its models, {_runs_text(alp)}; "
+            f"PULSE against UCB-E by Fisher's exact test at each budget at level {ALPHA}; rule: holds if PULSE is "
+            "significantly above UCB-E at some budget and below at none, fails if only below, partly if both, else "
+            "inconclusive",
+            f"PULSE significantly above UCB-E at {up}, below at {down} of {alp.budget.nunique()} budgets ({differ} "
+            "differ); mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items()),
+            comparison(up, down),
         ))
     if "pulse-pw" in set(runs.method):
         out.append(precision_weighting_claim(runs))
@@ -157,7 +186,8 @@ def _versus_pulse(runs: pd.DataFrame, ours: str, cid: str, statement: str, evide
     kinds = "/".join(sorted(set(runs.kind)))
     return Claim(
         paper, cid, statement,
-        f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {int(runs.reps.iloc[0])} runs each; Fisher exact per "
+        f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {_runs_text(runs[runs.method.isin([ours, base])])}; "
+        "Fisher exact per "
         f"(pool, budget) at 0.05; rule: holds if significantly above somewhere and never below, partly if both, fails "
         f"if only below, else inconclusive{evidence_note}",
         f"{label(ours)} significantly above {label(base)} at {up}, below at {down} of {points} points ({differ} differ); "
@@ -223,6 +253,14 @@ def _pointwise_tests(runs: pd.DataFrame, a: str = "pulse", b: str = "ucbe-batch"
     return fisher_rates(piv, a, b, ALPHA)
 
 
+def _pointwise_holm(runs: pd.DataFrame, a: str = "pulse", b: str = "ucbe-batch") -> tuple[int, int]:
+    """:func:`_pointwise_tests` with Holm's correction over the points (reported beside the per-point counts)."""
+    piv = runs.pivot_table(index=["pool", "budget"], columns="method", values=["accuracy", "reps"])
+    if ("accuracy", a) not in piv or ("accuracy", b) not in piv:
+        return 0, 0
+    return fisher_rates_holm(piv, a, b, ALPHA)
+
+
 def _pointwise(runs: pd.DataFrame) -> str:
     piv = runs.pivot_table(index=["pool", "budget"], columns="method", values="accuracy")
     if "pulse" not in piv or "ucbe-batch" not in piv:
@@ -275,14 +313,19 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
 def cv_claims(cv: pd.DataFrame) -> list[Claim]:
     """Step 1 hyperparameters chosen by 5-fold CV with the 1-SE rule vs the paper's choice."""
     chosen = cv[cv.chosen]
-    differs = any(d in PAPER_CV and (r0, l0) != PAPER_CV[d]
-                  for d, r0, l0 in zip(chosen.dataset, chosen["rank"], chosen.lam, strict=True))
+    # the paper's picks are comparable only on the paper's real matrices; our Bench 1/2 are semi-synthetic stand-ins
+    # drawn from a low-rank model of their own rank, whose CV optimum says nothing about the paper's
+    comparable = chosen[chosen.dataset.isin(list(PAPER_CV)) & (chosen.kind == "real")]
+    differs = any((r0, l0) != PAPER_CV[d] for d, r0, l0 in zip(comparable.dataset, comparable["rank"], comparable.lam,
+                                                               strict=True))
     return [Claim(PAPER, "pulse-cv-hyperparameters",
         "Step 1 hyperparameters chosen by 5-fold CV with the 1-SE rule (paper: rank 100, lambda 0.001 on Bench 1 and 0.01 on Bench 2)",
         f"[{'/'.join(sorted(set(cv.kind)))}] 5-fold CV over held-out entries of the train split, grid "
-        f"ranks {sorted(set(cv['rank']))} x lambdas {sorted(set(cv.lam))}",
+        f"ranks {sorted(set(cv['rank']))} x lambdas {sorted(set(cv.lam))}, the 1-SE rule (the procedure is the "
+        "paper's); rule: on the paper's real matrices, holds if our picks are the paper's, partly if not; the picks "
+        "on semi-synthetic stand-ins are shown and not compared (their optimum is the generating model's)",
         "; ".join(f"{r.dataset}: rank {r['rank']}, lambda {r.lam:g} (CV BCE {r.cv_loss:.4f} +- {r.cv_se:.4f})" for _, r in chosen.iterrows()),
-        "partly" if differs else "holds")]
+        "untestable" if comparable.empty else ("partly" if differs else "holds"))]
 
 
 def _curve_text(c: pd.DataFrame, col: str, limit: str) -> str:

@@ -13,8 +13,11 @@ from ...decide import Z95, all_any, comparison, equivalence
 from ...ledger import Claim, not_charged
 from ...policies import label
 from ...stats import clopper_pearson
+from .experiments import NULL_SHUFFLES
 
 PAPER = "Zhou et al. 2025"
+#: Rows that ask a question of ours about the paper's results (not a statement the paper makes).
+PAPERLIB_SETTINGS = "paperlib (Zhou settings)"
 CHEAP_FRAC = 0.15          # "5-15% of the budget"
 LRF_HARD_SAVING = 0.05     # UCB-E-LRF's saving on the harder half that counts as "about 10%"
 ALPACA_FRAC = 0.08         # "precision 1 with 8% of the budget" on AlpacaEval
@@ -23,7 +26,7 @@ SCORE_ONLY_GAP = 0.05      # "clearly worse": mean precision at least this much 
 ETA_SIMILAR, ETA_PARTLY = 0.1, 0.25
 BATCH_SIMILAR, BATCH_PARTLY = 0.15, 0.3
 WARMUP_NEAR_BEST = 0.05
-LOW_RANK_SHARE = 0.9       # share of the squared Frobenius norm in the top 5 singular values
+LOW_RANK_RANK = 5          # the low-rank row compares the top-5 share with its row-shuffled null
 BATCH_TIME_RATIO = 16.0    # "b = 2 takes almost 16 times as much time as b = 32"
 STRICT_METRIC = "top1 gap eps=0.001"   # top-1 precision that counts only the best method (and exact ties)
 #: What the authors' own package (banditeval 0.1.1) gave beside ours on the same matrices
@@ -40,7 +43,9 @@ BANDITEVAL_SIDE_BY_SIDE = ("the authors' banditeval run beside ours on the same 
 LRF_HARD_REASON = ("the paper's hard matrices (GSM8K/MMLU prompts, H1 up to 1e5) were never published, so our 'harder "
                    "half' (the stand-ins above the median H1) is another set of matrices; the paper reads the budget to "
                    "mean precision 1 off Figure 3 with 50 repetitions and no interval, we grade per-repetition settling "
-                   "budgets with bootstrap intervals at the profile's repetitions; " + BANDITEVAL_SIDE_BY_SIDE)
+                   "budgets with bootstrap intervals at the profile's repetitions, and the profile refits UCB-E-LRF's "
+                   "ensemble only when the observed pairs have grown by its refit_growth (a declared reduction; the paper "
+                   "refits after every batch); " + BANDITEVAL_SIDE_BY_SIDE)
 NDCG_REASON = ("the paper reads NDCG@10 off Figure 3's curves on its own (unpublished) matrices with 50 repetitions and "
                "no test; our per-dataset rule (better active minus better baseline, averaged over the grid, "
                "conservative standard errors) at the profile's repetitions is a stricter grading on other matrices; "
@@ -218,7 +223,7 @@ def fig3_claims(table: pd.DataFrame, reach: pd.DataFrame, gaps: pd.Series | None
     claims.append(not_charged(claim_ndcg(table), NDCG_REASON))
     strict = None
     if STRICT_METRIC in set(table.metric):
-        from .experiments import reach_table
+        from .experiments import NULL_SHUFFLES, reach_table
         strict = reach_table(table, STRICT_METRIC, 1.0)
     claims.append(claim_uniform_needs_90pct(reach, grid_max, strict))
     if "alpacaeval2_clean" in order:
@@ -326,24 +331,37 @@ def claim_alpaca(a: pd.Series, grid_max: float, settle: pd.DataFrame | None = No
                 lo, hi = clopper_pearson(k, len(x))
                 meas += f"; {label(meth)} settled by {ALPACA_FRAC:.0%} in {k}/{len(x)} runs (95% CI {lo:.2f}-{hi:.2f})"
     act, base = a.reindex(["ucbe", "ucbe-lrf"]).min(), a.reindex(["row-mean", "filled-subset", "lrf"]).min()
-    ok = act <= ALPACA_FRAC + 1e-9 and (base != base or base >= ALPACA_BASELINE_FRAC)
+    ok = act <= ALPACA_FRAC + 1e-9
     return Claim(PAPER, "zhou-alpaca-drop-8pct",
                  "AlpacaEval (Drop Annotator): precision 1 with 8% of the budget; baselines need 80-90%",
-                 "[real] AlpacaEval-2 retrievable 55-model subset without judge-gaming rows (not the paper's 153-model matrix)",
-                 meas, "holds" if ok else ("partly" if act <= CHEAP_FRAC else "fails"))
+                 "[real] AlpacaEval-2 retrievable 55-model subset without judge-gaming rows (not the paper's 153-model "
+                 f"matrix); exact 95% intervals on the settled share; rule: holds if UCB-E or UCB-E-LRF reaches precision 1 "
+                 f"by {ALPACA_FRAC:.0%}, partly if by {CHEAP_FRAC:.0%}, else fails; the baselines' 80-90% is shown and not "
+                 "graded: what uniform sampling needs grows with the number of close rivals, which the 153-model matrix "
+                 "has and our 55-model subset lacks",
+                 meas + (f"; best baseline {base:.0%} (not graded)" if base == base else ""),
+                 "holds" if ok else ("partly" if act <= CHEAP_FRAC else "fails"))
 
 
 def dataset_claims(t2: pd.DataFrame, t3: pd.DataFrame) -> list[Claim]:
     """Table 2 (untestable: the matrices are not public) and Table 3 / Figure 6 (low-rankness)."""
     kinds = "/".join(sorted(set(t2.kind)))
     real = t3[t3.kind == "real"]
-    share = real["rank 5"] if len(real) else t3["rank 5"]
+    sel = real if len(real) else t3
+    share, null = sel[f"rank {LOW_RANK_RANK}"], sel[f"rank {LOW_RANK_RANK} null"]
+    above = share > null
     return [
         Claim(PAPER, "zhou-low-rank", "Score matrices are well approximated by low-rank matrices (Table 3, Figure 6)",
-              f"[{kinds}] notebooks/zhou_datasets.ipynb, Table 3: share of squared Frobenius norm in the top 5 singular values "
-              "(exact: the SVD of each fixed matrix, no sampling, no interval)",
-              f"rank-1 share {t3['rank 1'].min():.2f}-{t3['rank 1'].max():.2f}; rank-5 share on {'real' if len(real) else 'all'} matrices "
-              f"{share.min():.2f}-{share.max():.2f}", all_any(share >= LOW_RANK_SHARE)),
+              f"[{kinds}] notebooks/zhou_datasets.ipynb, Table 3: share of squared Frobenius norm in the top "
+              f"{LOW_RANK_RANK} singular values (the SVD of each fixed matrix); the paper states no threshold, so each "
+              f"share is compared with the largest over {NULL_SHUFFLES} copies of the matrix with each model's row "
+              f"shuffled (same means and scores, no example correlations): an exact permutation test at p = "
+              f"{1 / (NULL_SHUFFLES + 1):.2g}; rule: holds if above its null on every "
+              f"{'real' if len(real) else ''} matrix, partly if on some, fails if on none",
+              f"rank-1 share {t3['rank 1'].min():.2f}-{t3['rank 1'].max():.2f}; rank-{LOW_RANK_RANK} share on "
+              f"{'real' if len(real) else 'all'} matrices {share.min():.2f}-{share.max():.2f} against "
+              f"{null.min():.2f}-{null.max():.2f} shuffled; above the null on {int(above.sum())}/{len(above)}",
+              all_any(above)),
         Claim(PAPER, "zhou-table2-matrices", "Table 2: the six score matrices (AlpacaEval 154x805 H1=966, ..., GSM8K Prompts 205x784 H1=107445)",
               "[none] the paper's matrices were never published and are not retrievable",
               f"our stand-ins span H1 {t2.H1.min():.3g} to {t2.H1.max():.3g}", "untestable"),
@@ -441,10 +459,13 @@ def cost_claims(cost: pd.DataFrame, easy: str, hard: str) -> list[Claim]:
               "[none] needs the prompts and the GPU; implies 78*3600/(205*784) = 1.75 s per pair", "-", "untestable"),
         Claim(PAPER, "zhou-fig1-savings", "UCB-E / UCB-E-LRF cut the cost of finding the best method by 85-95%",
               f"[real] notebooks/zhou_fig1_cost.ipynb; per-call cost model on {easy} and {hard}; no interval: the cost model "
-              "times the budgets of zhou-best-5-15pct, whose row gives the exact interval",
-              f"savings {1 - best_easy:.0%} on {easy}, {('n/a' if best_hard != best_hard else format(1 - best_hard, '.0%'))} on {hard}",
-              "holds" if best_easy <= CHEAP_FRAC and best_hard <= CHEAP_FRAC else
-              ("partly" if min(best_easy, best_hard) <= CHEAP_FRAC else "fails")),
+              "times the budgets of zhou-best-5-15pct, whose row gives the exact interval; rule: graded on the "
+              f"AlpacaEval panel ({easy}, the paper's own data, a retrievable subset): holds if the saving is at least "
+              f"{1 - CHEAP_FRAC:.0%}; the hard panel ({hard}) stands in for the paper's 205-prompt Mistral-7B GSM8K "
+              "matrix, which was never published, so it is shown and not graded",
+              f"savings {1 - best_easy:.0%} on {easy}; {('n/a' if best_hard != best_hard else format(1 - best_hard, '.0%'))} "
+              f"on {hard} (stand-in, not graded)",
+              "holds" if best_easy <= CHEAP_FRAC else "fails"),
     ]
 
 
@@ -453,8 +474,10 @@ def corollary1_claims(res: pd.DataFrame, vac: pd.DataFrame, shape: tuple[int, in
     """Corollary 1: measured success vs the bound where it is informative; where it is vacuous.
 
     ``vac`` / ``paper_vac``: :func:`.theory.vacuity_table` of our datasets / of the paper's Table 2.
-    A bound that is vacuous (<= 0) for every T <= n x m is not violated: the row holds, and says
-    it is vacuous.
+    The second row asks a question of ours (a ``paperlib`` row): is the bound informative (positive) at some
+    T <= n x m? A bound that is vacuous (<= 0) for every T <= n x m on every matrix cannot be violated, so
+    there is nothing to test: ``untestable``, as PULSE's Theorem 2 where its bound is negative; informative on
+    some matrix: ``holds``.
     """
     n, m = shape
     informative = res[res.verdict != "vacuous"]
@@ -474,12 +497,12 @@ def corollary1_claims(res: pd.DataFrame, vac: pd.DataFrame, shape: tuple[int, in
               f"[synthetic] notebooks/zhou_corollary1.ipynb; {n}x{m} Bernoulli instance, {reps} repetitions per budget, exact 95% CI",
               f"{len(informative)} informative budgets, {fails} significantly below the bound; success {lo:.3f}-{hi:.3f}",
               "untestable" if len(informative) == 0 else ("holds" if fails == 0 else "fails")),
-        Claim(PAPER, "zhou-corollary1-vacuous",
+        Claim(PAPERLIB_SETTINGS, "zhou-corollary1-vacuous",
               "Corollary 1 on evaluation matrices: its bound is not violated; is it informative (positive) at some T <= n x m?",
               f"[{'/'.join(sorted(set(vac.kind)))}] smallest T with a positive bound vs n x m for every dataset of the profile "
               "(exact arithmetic on n, m and H1, no interval)"
               + ("; [none] the same from the (n, m, H1) of the paper's Table 2" if paper_vac is not None else ""),
-              measured, "holds"),
+              measured, "untestable" if vacuous_all else "holds"),
     ]
 
 

@@ -101,15 +101,32 @@ def dataset_table(names) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("H1", ignore_index=True)
 
 
-def low_rankness(name: str, ranks=(1, 2, 5, 10)) -> tuple[dict, np.ndarray]:
-    """Table 3 / Figure 6: share of squared Frobenius norm in the top-r singular values.
+NULL_SHUFFLES = 19  # a share above all 19 shuffles: exact permutation p-value 1 / 20 = 0.05
 
-    Returns ({"rank r": share}, normalised singular values).
-    """
-    s = np.linalg.svd(data.load(name).scores.astype(np.float64), compute_uv=False)
+
+def _shares(scores: np.ndarray, ranks) -> tuple[dict, np.ndarray]:
+    s = np.linalg.svd(scores, compute_uv=False)
     energy = np.cumsum(s**2) / np.sum(s**2)
-    shares = {f"rank {r}": float(energy[min(r, len(s)) - 1]) for r in ranks}
-    return shares, s / s[0]
+    return {r: float(energy[min(r, len(s)) - 1]) for r in ranks}, s
+
+
+def low_rankness(name: str, ranks=(1, 2, 5, 10), shuffles: int = NULL_SHUFFLES, seed: int = 0) -> tuple[dict, np.ndarray]:
+    """Table 3 / Figure 6: share of squared Frobenius norm in the top-r singular values, and the largest such share
+    over ``shuffles`` copies of the matrix with each model's row permuted independently (``rank r null``: each
+    model keeps its mean and its scores, the examples' correlations across models that low rank comes from are
+    destroyed; a permutation test with p = 1 / (shuffles + 1) when the share exceeds every copy's).
+
+    Returns ({"rank r": share, "rank r null": largest shuffled share}, normalised singular values).
+    """
+    x = data.load(name).scores.astype(np.float64)
+    shares, s = _shares(x, ranks)
+    rng = np.random.default_rng(seed)
+    null = {r: 0.0 for r in ranks}
+    for _ in range(shuffles):
+        sh, _ = _shares(rng.permuted(x, axis=1), ranks)
+        null = {r: max(null[r], sh[r]) for r in ranks}
+    out = {f"rank {r}": shares[r] for r in ranks} | {f"rank {r} null": null[r] for r in ranks}
+    return out, s / s[0]
 
 
 def reach_table(table: pd.DataFrame, metric: str = MAIN_METRIC, level: float = 1.0) -> pd.DataFrame:
