@@ -410,9 +410,23 @@ def cmd_ledger(args) -> int:
     return 0
 
 
-def _search_parser(sub):
-    from .study import STUDY_METHODS
+class _StudyMethods:
+    """``--method`` choices of ``search``: ``auto`` and :data:`paperlib.study.STUDY_METHODS`, read (with torch) only
+    when a search is parsed or its help shown, so ``paperlib --help`` and ``--version`` import no torch."""
 
+    def _all(self):
+        from .study import STUDY_METHODS
+
+        return ["auto", *STUDY_METHODS]
+
+    def __contains__(self, item):
+        return item in self._all()
+
+    def __iter__(self):
+        return iter(self._all())
+
+
+def _search_parser(sub):
     p = sub.add_parser(
         "search",
         help="find the best model with as few scorer calls as possible, with a certificate (live use)",
@@ -436,10 +450,11 @@ def _search_parser(sub):
     p.add_argument("--budget", type=int, default=None, help="most scorer calls (default: every pair)")
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
-    p.add_argument("--method", default="auto", choices=["auto", *STUDY_METHODS],
+    p.add_argument("--method", default="auto", choices=_StudyMethods(), metavar="METHOD",
                    help="policy (default auto: lucb, aimed at the certificate, when stopping at one; ucbe with "
-                        "--top-k > 1 or --stop budget); these draw each model's examples uniformly, which the "
-                        "intervals need")
+                        "--top-k > 1 or --stop budget); one of the methods that draw each model's examples uniformly, "
+                        "which the intervals need: lucb, lucb-pd, ucbe, ucbe-sync, ucbe-batch, row-mean, "
+                        "filled-subset (an unknown name is refused with the list)")
     p.add_argument("--epsilon", type=float, default=0.0,
                    help="certify a model within epsilon of the best (default 0: the best); near-tied models then stop "
                         "early")

@@ -242,3 +242,30 @@ def test_active_beats_baselines_with_settling_intervals():
     assert case(early, late) == "holds"
     assert case(late, early) == "fails"
     assert case([0.05, 0.3, 0.1, 0.25, 0.06], [0.3, 0.05, 0.2, 0.06, 0.1]) == "inconclusive"
+
+
+def test_smallest_batch_and_warmup_extremes_rows():
+    """Sec. 4.6's two statements without a row before issue 41, on hand-made ablation tables (se 0.01, 20 runs:
+    differences of 0.1 are significant, of 0.005 are not)."""
+    b = {("batch_size", "2"): 0.8, ("batch_size", "8"): 0.8, ("batch_size", "32"): 0.79, ("batch_size", "128"): 0.6}
+    row = ZC._smallest_batch_claim(*ZC._mean_se(ablation_table(b), "m"), "d", "ev", 20)
+    assert row.verdict == "holds"
+    b[("batch_size", "8")] = 0.95  # a larger batch beats the smallest
+    assert ZC._smallest_batch_claim(*ZC._mean_se(ablation_table(b), "m"), "d", "ev", 20).verdict == "partly"
+    b[("batch_size", "128")] = 0.95
+    assert ZC._smallest_batch_claim(*ZC._mean_se(ablation_table(b), "m"), "d", "ev", 20).verdict == "fails"
+
+    def warm(early, late):
+        rows = []
+        for frac, vals in ((0.1, early), (0.5, late)):
+            rows += [dict(dataset="d", factor="warmup_frac", setting=w, metric="m", budget_frac=frac, value=v, se=0.01)
+                     for w, v in vals.items()]
+        return pd.DataFrame(rows)
+
+    # 0.5% ahead early and behind late, 10% below the best: both parts shown
+    good = warm({"0.005": 0.9, "0.05": 0.7, "0.1": 0.5}, {"0.005": 0.8, "0.05": 0.95, "0.1": 0.9})
+    assert ZC._warmup_extremes_claim(good, ["d"], "ev", "m", 20).verdict == "holds"
+    # 0.5% best throughout and 10% best overall: the opposite of the statement
+    bad = warm({"0.005": 0.6, "0.05": 0.6, "0.1": 0.9}, {"0.005": 0.99, "0.05": 0.8, "0.1": 0.99})
+    assert ZC._warmup_extremes_claim(bad, ["d"], "ev", "m", 20).verdict == "fails"
+    assert ZC._warmup_extremes_claim(good, ["d"], "ev", "m", 3).verdict == "inconclusive"  # too few runs

@@ -76,3 +76,37 @@ def test_missing_file_and_help(tmp_path):
     for opt in ("--method", "--scores", "--budget-frac", "--batch-size", "--reps", "--seed", "--json",
                 "--a", "--eta", "--rank", "--ensemble", "--warmup-frac"):
         assert opt in h.stdout
+
+
+def test_version_and_help_import_no_torch():
+    """`paperlib --version` and `--help` answer from the registry alone (issue 40: they took 3.4 s importing torch);
+    the policy classes, and torch with them, are imported only by a command that computes."""
+    code = ("import sys, contextlib, io\n"
+            "from paperlib.cli import main\n"
+            "for argv in (['--version'], ['--help']):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        try:\n"
+            "            main(argv)\n"
+            "        except SystemExit:\n"
+            "            pass\n"
+            "print('torch' in sys.modules)\n"
+            "from paperlib.policies import PULSE\n"
+            "print('torch' in sys.modules, PULSE.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "PULSE"]
+
+
+def test_search_help_lists_exactly_the_study_methods():
+    """The search command's --method help names its methods by hand (so that --help needs no torch); they must be
+    STUDY_METHODS, the methods whose draws keep the intervals valid."""
+    import argparse
+
+    from paperlib.cli import _search_parser
+    from paperlib.study import STUDY_METHODS
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    p = _search_parser(sub) or sub.choices["search"]
+    action = next(a for a in p._actions if "--method" in a.option_strings)
+    listed = action.help.split("need: ")[1].split(" (")[0].split(", ")
+    assert sorted(listed) == sorted(STUDY_METHODS)
+    assert "auto" in action.choices and "pulse" not in action.choices

@@ -9,23 +9,30 @@ Uniform, ROBIN, ROBIN-HOOD (Saha et al. 2026).
 
 from __future__ import annotations
 
-from .allocation import AllocationPolicy, ArmRequest, Robin, RobinHood, Uniform
-from .base import (
-    AlreadyToldError,
-    BudgetExhaustedError,
-    PendingRequestError,
-    Policy,
-    PolicyError,
-    Request,
-    UnknownRequestError,
-    check_budget,
-)
-from .baselines import FilledSubset, RowMeanImputation
-from .pulse import PULSE, NaivePooling, UCBEBackbone
+import importlib
+
 from .registry import JUDGE, MATRIX, METHODS, MethodSpec, Param, label, method_id, names, parse
-from .sysrs import SySH, SySRs, UCBESync
-from .ucbe import UCBE
-from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
+
+#: The classes, imported (with torch) on first use: ``from paperlib.policies import PULSE`` works as before, and the
+#: registry alone (``paperlib --help``, ``--version``) imports no torch.
+_LAZY = {
+    **dict.fromkeys(("AllocationPolicy", "ArmRequest", "Robin", "RobinHood", "Uniform"), "allocation"),
+    **dict.fromkeys(("AlreadyToldError", "BudgetExhaustedError", "PendingRequestError", "Policy", "PolicyError",
+                     "Request", "UnknownRequestError", "check_budget"), "base"),
+    **dict.fromkeys(("FilledSubset", "RowMeanImputation"), "baselines"),
+    **dict.fromkeys(("PULSE", "NaivePooling", "UCBEBackbone"), "pulse"),
+    **dict.fromkeys(("SySH", "SySRs", "UCBESync"), "sysrs"),
+    "UCBE": "ucbe",
+    **dict.fromkeys(("LRF", "UCBELRF", "UCBELRFScoreOnly"), "ucbe_lrf"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_policy(method: str, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None, **params) -> Policy:
@@ -41,6 +48,8 @@ def make_policy(method: str, n: int, m: int, budget: int, reps: int = 1, seed: i
     clash = sorted(k for k in variant if k in params and params[k] != variant[k])
     if clash:
         raise ValueError(f"{method!r} fixes {', '.join(clash)}; do not pass a different value")
+    from .base import check_budget
+
     checked = spec.check_params({**variant, **params}, budget=check_budget(budget, n, m))
     return spec.cls(n, m, budget, reps=reps, seed=seed, device=device, **checked)
 

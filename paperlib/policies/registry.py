@@ -14,13 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..checks import check_scalar
-from .allocation import Robin, RobinHood, RobinHoodEB, Uniform
-from .baselines import FilledSubset, RowMeanImputation
-from .lucb import LUCB, LUCBPaired
-from .pulse import PULSE, NaivePooling, PULSEPrecision, PULSESync, UCBEBackbone
-from .sysrs import Auto, SySH, SySRs, UCBESync
-from .ucbe import UCBE
-from .ucbe_lrf import LRF, UCBELRF, UCBELRFScoreOnly
 
 MATRIX = "matrix"
 JUDGE = "judge"
@@ -62,7 +55,8 @@ class MethodSpec:
     Attributes
     ----------
     name : the id's first part (``robin-hood``)
-    cls : the policy class
+    impl : ``"module:Class"`` of the policy class in :mod:`paperlib.policies`, imported on first use of :attr:`cls`
+        (so the registry, the CLI's ``--help`` and ``--version`` need no torch)
     kind : ``"matrix"`` (best-method identification on a score matrix) or ``"judge"``
         (allocation of repeated judge queries)
     label : short display text of the plain method
@@ -80,7 +74,7 @@ class MethodSpec:
     """
 
     name: str
-    cls: type
+    impl: str
     kind: str
     label: str
     description: str
@@ -90,6 +84,14 @@ class MethodSpec:
     variant_label: Callable[[dict], str] | None = None
     needs_factors: bool = False
     takes_factors: bool = False
+
+    @property
+    def cls(self) -> type:
+        """The policy class (imported here, with torch, the first time it is asked for)."""
+        import importlib
+
+        module, _, name = self.impl.partition(":")
+        return getattr(importlib.import_module(f".{module}", __package__), name)
 
     @property
     def anytime(self) -> bool:
@@ -247,54 +249,54 @@ _LUCB_UNPAIRED = (
 _BASELINE_BATCH = (_batch(1024, affects_result=False),)
 
 _SPECS = [
-    MethodSpec("ucbe", UCBE, MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe",
+    MethodSpec("ucbe", "ucbe:UCBE", MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe",
                _UCBE, ("batch_mode",), _batch_mode_label("UCB-E")),
-    MethodSpec("ucbe-lrf", UCBELRF, MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf", _LRF_ACTIVE),
-    MethodSpec("ucbe-lrf-score-only", UCBELRFScoreOnly, MATRIX, "UCB-E-LRF (Score Only)",
+    MethodSpec("ucbe-lrf", "ucbe_lrf:UCBELRF", MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf", _LRF_ACTIVE),
+    MethodSpec("ucbe-lrf-score-only", "ucbe_lrf:UCBELRFScoreOnly", MATRIX, "UCB-E-LRF (Score Only)",
                "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.6)", "lrf", _LRF_ACTIVE),
-    MethodSpec("row-mean", RowMeanImputation, MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)",
+    MethodSpec("row-mean", "baselines:RowMeanImputation", MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)",
                "baseline", _BASELINE_BATCH),
-    MethodSpec("filled-subset", FilledSubset, MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline",
+    MethodSpec("filled-subset", "baselines:FilledSubset", MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline",
                _BASELINE_BATCH),
-    MethodSpec("lrf", LRF, MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf",
+    MethodSpec("lrf", "ucbe_lrf:LRF", MATRIX, "LRF", "low-rank factorisation on random pairs (Zhou et al. 2025, Alg. 5)", "lrf",
                _LRF_BASE),
-    MethodSpec("pulse", PULSE, MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1, as the authors' code runs it)",
+    MethodSpec("pulse", "pulse:PULSE", MATRIX, "PULSE", "PULSE (Tolochinsky et al. 2026, Alg. 1, as the authors' code runs it)",
                "backbone", _PULSE, ("convention", "sampler"), _convention_label("PULSE"), needs_factors=True, takes_factors=True),
-    MethodSpec("pulse-pw", PULSEPrecision, MATRIX, "PULSE (precision-weighted)",
+    MethodSpec("pulse-pw", "pulse:PULSEPrecision", MATRIX, "PULSE (precision-weighted)",
                "PULSE with precision-weighted one-step estimators, exact once a model is fully observed (ours)",
                "backbone", _PULSE, ("convention", "sampler"), _convention_label("PULSE (precision-weighted)"),
                needs_factors=True, takes_factors=True),
-    MethodSpec("pulse-sync", PULSESync, MATRIX, "PULSE (synchronized)",
+    MethodSpec("pulse-sync", "pulse:PULSESync", MATRIX, "PULSE (synchronized)",
                "PULSE with one shared example order per run (the sampling of Lyu et al. 2026; ours; no intervals)",
                "backbone", _PULSE_SYNC, ("convention",), _convention_label("PULSE (synchronized)"),
                needs_factors=True, takes_factors=True),
-    MethodSpec("naive-pooling", NaivePooling, MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
+    MethodSpec("naive-pooling", "pulse:NaivePooling", MATRIX, "Naive-Pooling", "Naive-Pooling (Tolochinsky et al. 2026, Sec. 4)",
                "backbone", _PULSE, ("convention", "sampler"), _convention_label("Naive-Pooling"),
                needs_factors=True, takes_factors=True),
-    MethodSpec("ucbe-batch", UCBEBackbone, MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)",
+    MethodSpec("ucbe-batch", "pulse:UCBEBackbone", MATRIX, "UCB-E", "UCB-E on the batched PULSE backbone (Tolochinsky et al. 2026, Eq. 4)",
                "backbone", _BACKBONE, ("sampler",), _convention_label("UCB-E")),
-    MethodSpec("sysrs", SySRs, MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
+    MethodSpec("sysrs", "sysrs:SySRs", MATRIX, "SySRs", "Synchronized Successive Rejects (Lyu et al. 2026; Audibert et al. 2010)",
                "baseline", _SYNC_BATCH),
-    MethodSpec("sysh", SySH, MATRIX, "SySH (ours)",
+    MethodSpec("sysh", "sysrs:SySH", MATRIX, "SySH (ours)",
                "Sequential Halving (Karnin et al. 2013) with the synchronized examples of Lyu et al. 2026 (ours)",
                "baseline", _SYNC_BATCH),
-    MethodSpec("ucbe-sync", UCBESync, MATRIX, "UCB-E (synchronized)",
+    MethodSpec("ucbe-sync", "sysrs:UCBESync", MATRIX, "UCB-E (synchronized)",
                "UCB-E with one shared example order per run (the sampling of Lyu et al. 2026)", "ucbe",
                _UCBE, ("batch_mode",), _batch_mode_label("UCB-E (synchronized)")),
-    MethodSpec("lucb-pd", LUCBPaired, MATRIX, "LUCB, paired (ours)",
+    MethodSpec("lucb-pd", "lucb:LUCBPaired", MATRIX, "LUCB, paired (ours)",
                "LUCB on paired differences over synchronized examples, aimed at the certificate (ours)", "certificate",
                _LUCB, ("epsilon",), lambda p: f"LUCB, paired, eps={float(p['epsilon']):g} (ours)"),
-    MethodSpec("lucb", LUCB, MATRIX, "LUCB (per-model intervals)",
+    MethodSpec("lucb", "lucb:LUCB", MATRIX, "LUCB (per-model intervals)",
                "LUCB with one interval per model (Kalyanakrishnan et al. 2012): the unpaired baseline of lucb-pd",
                "certificate", _LUCB_UNPAIRED, ("epsilon",), lambda p: f"LUCB, eps={float(p['epsilon']):g}"),
-    MethodSpec("auto", Auto, MATRIX, "auto (SySRs)",
+    MethodSpec("auto", "sysrs:Auto", MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
                "baseline", _SYNC_BATCH, takes_factors=True),
-    MethodSpec("uniform", Uniform, JUDGE, "Uniform", "round-robin over the items (Saha et al. 2026, Sec. 5)", "judge"),
-    MethodSpec("robin", Robin, JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
-    MethodSpec("robin-hood", RobinHood, JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",
+    MethodSpec("uniform", "allocation:Uniform", JUDGE, "Uniform", "round-robin over the items (Saha et al. 2026, Sec. 5)", "judge"),
+    MethodSpec("robin", "allocation:Robin", JUDGE, "ROBIN (known variances)", "ROBIN with known variances (Saha et al. 2026, Alg. 1)", "judge"),
+    MethodSpec("robin-hood", "allocation:RobinHood", JUDGE, "ROBIN-HOOD", "ROBIN-HOOD, variance UCB (Saha et al. 2026, Alg. 2)", "judge",
                _ROBIN_HOOD, ("delta", "t0", "ucb"), _robin_hood_label),
-    MethodSpec("robin-hood-eb", RobinHoodEB, JUDGE, "ROBIN-HOOD-EB (ours)",
+    MethodSpec("robin-hood-eb", "allocation:RobinHoodEB", JUDGE, "ROBIN-HOOD-EB (ours)",
                "ROBIN-HOOD with an empirical-Bernstein variance bound that never collapses to 0 (ours)", "judge",
                _ROBIN_HOOD_EB, ("delta", "t0", "ucb")),
 ]

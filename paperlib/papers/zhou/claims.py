@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...decide import Z95, all_any, comparison, equivalence
-from ...ledger import Claim, not_charged
+from ...ledger import Claim, not_charged, titled
 from ...policies import label
 from ...stats import clopper_pearson
 from .experiments import NULL_SHUFFLES
@@ -445,7 +445,78 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
                         "below somewhere, else inconclusive",
                         "best warm-up minus 5%: " + ", ".join(f"{d} (best {b}) {g:+.2f} (se {e:.2f})" for d, b, g, e in gaps),
                         verdict))
+    claims.append(_smallest_batch_claim(mean, se, hard, ev, reps))
+    claims.append(_warmup_extremes_claim(abl, names, ev, metric, reps))
     return claims
+
+
+SMALLEST_BATCH = ("the smallest batch size gives the best performance, especially on harder datasets, whereas b = 128 "
+                  "significantly degrades it")
+#: Sec. 4.6's late budgets: "fall behind ... as more data are evaluated" is read from this budget fraction on.
+LATE_BUDGET = 0.2
+
+
+def _smallest_batch_claim(mean: pd.Series, se: pd.Series, hard: str, ev: str, reps: int | None) -> Claim:
+    """Sec. 4.6: 'smallest batch size gives the best performance especially on harder datasets whereas a batch size
+    of 128 significantly degrades the performance', on the hard dataset: b = 2 never significantly below another b,
+    and b = 128 significantly below the best of the smaller ones."""
+    bs = sorted({v for (d, f, v) in mean.index if d == hard and f == "batch_size"}, key=float)
+    if len(bs) < 2 or "128" not in bs:
+        return titled(PAPER, "zhou-ablation-smallest-batch-best", "Smallest batch best, b = 128 degrades (Sec. 4.6)",
+                      SMALLEST_BATCH, "[none] the profile's ablation has no batch sizes up to 128 on the hard dataset", "-",
+                      "untestable")
+    small, rest = bs[0], [b for b in bs if b != "128"]
+    above = [(b, *_setting_diff(mean, se, hard, "batch_size", b, small)) for b in bs[1:]]
+    beats_small = [b for b, d, e in above if _significant(d, e, reps) > 0]
+    best = max(rest, key=lambda b: mean[(hard, "batch_size", b)])
+    d128, e128 = _setting_diff(mean, se, hard, "batch_size", "128", best)
+    degrades = _significant(d128, e128, reps) < 0
+    verdict = ("holds" if degrades and not beats_small else
+               "fails" if beats_small and not degrades else
+               "partly" if degrades or not beats_small and _significant(d128, e128, reps) < 0 else
+               "inconclusive")
+    return titled(
+        PAPER, "zhou-ablation-smallest-batch-best", "Smallest batch best, b = 128 degrades (Sec. 4.6)", SMALLEST_BATCH,
+        ev + f"; hard dataset {hard}; a difference is significant beyond 1.96 combined standard errors; rule: holds if "
+        f"no batch size is significantly above b = {small} and b = 128 is significantly below the best smaller one, "
+        "fails if a larger batch is significantly above the smallest and b = 128 is not significantly worse, partly if "
+        "b = 128 is significantly worse but a larger batch beats the smallest, else inconclusive",
+        "minus b = " + small + ": " + ", ".join(f"b = {b} {d:+.2f} (se {e:.2f})" for b, d, e in above)
+        + f"; b = 128 minus the best smaller (b = {best}): {d128:+.2f} (se {e128:.2f})",
+        verdict)
+
+
+def _warmup_extremes_claim(abl: pd.DataFrame, names: list[str], ev: str, metric: str, reps: int | None) -> Claim:
+    """Sec. 4.6: 'a very small warm-up budget with 0.5% of data ... fall[s] behind compared to larger warm-up budget as
+    more data are evaluated ... a very large warm-up budget of 10% ... achieves suboptimal performance'. Per dataset:
+    0.5% against the best larger warm-up at the budgets from :data:`LATE_BUDGET` on, and 10% against the best warm-up
+    over the whole grid."""
+    late_mean, late_se = _mean_se(abl[abl.budget_frac >= LATE_BUDGET - 1e-9], metric)
+    mean, se = _mean_se(abl, metric)
+    parts, text = [], []
+    for d in names:
+        ws = sorted({v for (dd, f, v) in mean.index if dd == d and f == "warmup_frac"}, key=float)
+        if not {"0.005", "0.1"} <= set(ws):
+            continue
+        larger = [w for w in ws if float(w) > 0.005]
+        lbest = max(larger, key=lambda w: late_mean.get((d, "warmup_frac", w), -np.inf))
+        ds, es = _setting_diff(late_mean, late_se, d, "warmup_frac", "0.005", lbest)
+        best = max([w for w in ws if w != "0.1"], key=lambda w: mean[(d, "warmup_frac", w)])
+        dl, el = _setting_diff(mean, se, d, "warmup_frac", "0.1", best)
+        parts += [_significant(ds, es, reps), _significant(dl, el, reps)]
+        text.append(f"{d}: 0.5% minus {float(lbest):.1%} at budgets >= {LATE_BUDGET:.0%} {ds:+.2f} (se {es:.2f}); "
+                    f"10% minus {float(best):.1%} {dl:+.2f} (se {el:.2f})")
+    shown, against = sum(p < 0 for p in parts), sum(p > 0 for p in parts)
+    verdict = ("untestable" if not parts else "holds" if shown == len(parts) else
+               "fails" if against and not shown else "partly" if shown else "inconclusive")
+    return titled(
+        PAPER, "zhou-ablation-warmup-extremes", "Warm-up extremes (Sec. 4.6)",
+        "a 0.5% warm-up falls behind larger warm-ups as more data are evaluated, and a 10% warm-up is suboptimal",
+        ev + f"; per dataset: 0.5% against the best larger warm-up at budgets >= {LATE_BUDGET:.0%}, and 10% against the "
+        "best smaller warm-up over the grid, significant beyond 1.96 combined standard errors; rule: holds if all are "
+        "significantly below, fails if some are significantly above and none below, partly if some below, else "
+        "inconclusive (the paper itself notes that AlpacaEval reaches the same with a smaller warm-up)",
+        "; ".join(text) or "-", verdict)
 
 
 def cost_claims(cost: pd.DataFrame, easy: str, hard: str) -> list[Claim]:
