@@ -166,3 +166,24 @@ def test_theorem1_in_the_bandit_rows_say_whether_the_predictions_were_used():
     idle = PC.coverage_claims(pd.DataFrame([dict(base, lam_mean=0.02, lam_low_share=0.9)]))[0]
     assert "predictions exercised: mean lambda per model at the last checkpoint p 0.93" in used.measured
     assert "barely used" in idle.measured and used.verdict == idle.verdict == "holds"
+
+
+def test_step3_lambda_near_zero_row_reads_the_uninformative_runs():
+    """Step 3's 'lambda is close to zero for uninformative predictions' (issue 41: a statement without a row): graded
+    on the uninformative kind only; near-full weight everywhere fails and names the authors' lambda = 1 convention."""
+    base = dict(data="synthetic", delta=0.1, runs=40, checkpoints=3, informative_cells=10,
+                informative_share=0.5, K_min=2, K_max=9, violations=0, rate=0.0, rate_lo=0.0, rate_hi=0.0, runs_any=0,
+                runs_any_ci=(0.0, 0.088), cells_significant=0, ratio_max=0.5, radius_median=0.1, err_median=0.01,
+                lam_low_share=0.0)
+
+    def row(uninformative, fitted=0.02):
+        rows = [dict(base, kind="fitted", pool=p, lam_mean=fitted) for p in ("a", "b")]
+        rows += [dict(base, kind="uninformative", pool=p, lam_mean=v) for p, v in zip("ab", uninformative, strict=True)]
+        out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
+        return out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
+
+    assert row([0.02, 0.05]).verdict == "holds"
+    assert row([0.02, 0.7]).verdict == "partly"
+    failing = row([0.9, 0.7], fitted=0.01)  # the fitted kind's small lambda does not count
+    assert failing.verdict == "fails" and "excludes our error" in failing.evidence
+    assert row([0.3, 0.7]).verdict == "inconclusive"

@@ -176,6 +176,31 @@ def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) 
     return head + "".join(rows) + "</tbody></table>"
 
 
+def shorten(text: str, limit: int = 240) -> str:
+    """``text`` cut at the last word boundary before ``limit`` characters, with an ellipsis (never mid-word)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " …"
+
+
+def _title(c: Claim) -> str:
+    """A row's display title: its statement up to the first colon (titled rows open with where in the paper)."""
+    head = c.statement.split(": ", 1)[0]
+    return head if len(head) <= 90 else shorten(head, 90)
+
+
+def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
+                verdicts=("fails", "partly", "inconclusive")) -> str:
+    """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
+    measured in short: the first thing a reviewer looks for."""
+    order = {v: i for i, v in enumerate(verdicts)}
+    rows = sorted((c for c in claims if c.paper in PAPER_KEYS and c.verdict in order), key=lambda c: order[c.verdict])
+    return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
+                     f"{md_escape(shorten(c.measured, 200))}" for c in rows)
+
+
 def claim_card(c: Claim, code_index, in_book: set[str]) -> str:
     ours = c.paper not in PAPER_KEYS
     ev = md_escape(scrub(c.evidence))
@@ -300,9 +325,25 @@ def chapter_md(ch: dict, ctx: Context) -> str:
     nbs = []
     for sec in ch["sections"]:
         nbs += [sec["notebook"]] if sec.get("notebook") in ctx.in_book else []
-    parts = [f"# {ch['title']}", "", ch["paper"], "",
-             f"This chapter holds {len(mine)} ledger rows ({counts}). Rows marked *paperlib row* test our own "
-             "setting or method and are not counted in the paper's tally.", ""]
+    own = [c for c in mine if c.paper in PAPER_KEYS]
+    ours = [c for c in mine if c.paper not in PAPER_KEYS]
+
+    def tally(rows):
+        return ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in Verdict if any(c.verdict == v for c in rows))
+
+    parts = [f"# {ch['title']}", "", ch["paper"], ""]
+    if own:
+        parts += [f"The paper's own statements: {len(own)} rows ({tally(own)})."
+                  + (f" paperlib's rows in this chapter (our settings or methods, not in the paper's tally): "
+                     f"{len(ours)} ({tally(ours)})." if ours else ""), "",
+                  verdict_table(mine, labels, {}), ""]
+        short = not_holding(own, href=lambda c: f"{ch['id']}.md#claim-{c.claim}")
+        parts += (["**Where the paper's statements do not hold, or are not shown to** (fails, then partly, then "
+                   "inconclusive; each links to its row below):", "", short, ""] if short else
+                  ["Every statement of the paper that could be tested holds.", ""])
+    else:
+        parts += [f"This chapter holds {len(mine)} ledger rows ({counts}), all paperlib's (our settings, methods and "
+                  "the race; never counted in a paper's tally).", "", verdict_table(mine, labels, {}), ""]
     for sec in ch["sections"]:  # a section without a notebook takes the chapter's remaining rows
         parts.append(section_md(sec, labels, ctx, leftovers=not sec.get("notebook"),
                                 **({"heading": ch["rows_heading"]} if "rows_heading" in ch else {})))
@@ -349,6 +390,11 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "",
         verdict_table(ctx.claims, ours, link),
         "",
+        "The papers' statements that fail in our runs, with what excludes our own error in each row's evidence:",
+        "",
+        not_holding(ctx.claims, href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}.md#claim-{c.claim}",
+                    verdicts=("fails",)) or "* none",
+        "",
         "A verdict says what the evidence shows under a fixed rule ([how verdicts are decided](methods.md#verdicts)); "
         "a row that says a paper's statement fails names in its evidence what excludes our own error. "
         "The whole ledger, row by row: [the ledger](ledger.md).",
@@ -387,12 +433,13 @@ def ledger_md(ctx: Context, chapters: list[dict]) -> str:
     lines = ["# The ledger", "", f"All {len(ctx.claims)} rows of `figures/{ctx.profile}/claims.csv`, in ledger order; "
              "each links to its place in a chapter.", ""]
     for label in dict.fromkeys(c.paper for c in ctx.claims):
-        lines += [f"## {label}", "", "| row | verdict | measured |", "|---|---|---|"]
+        lines += [f"## {label}", "", "| row | statement | verdict | measured |", "|---|---|---|---|"]
         for c in ctx.claims:
             if c.paper == label:
                 where = page.get(label)
                 cell = f"[{c.claim}]({where}.md#claim-{c.claim})" if where else f"`{c.claim}`"
-                lines.append(f"| {cell} | {verdict_span(c.verdict)} | {md_escape(c.measured)[:240]} |")
+                lines.append(f"| {cell} | {md_escape(shorten(c.statement, 160))} | {verdict_span(c.verdict)} | "
+                             f"{md_escape(shorten(c.measured, 240))} |")
         lines.append("")
     return "\n".join(lines)
 

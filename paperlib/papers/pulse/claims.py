@@ -22,6 +22,7 @@ Z_LIMIT = 4.0           # Monte Carlo bias check: |z| below 4
 STAR_WITHIN = 0.999     # the identity behind Lemma 2 holds at (essentially) every (run, step) point
 PAPER_CV = {"bench1": (100, 0.001), "bench2": (100, 0.01)}
 ALPHA = 0.05            # level of the pointwise comparisons
+LAMBDA_NEAR_ZERO = 0.1  # "close to zero" for Step 3's lambda (ours: the paper gives no number)
 PAPER_LITERAL = "pulse:convention=paper"   # the paper-literal reading of Step 3 and Eq. (3), a registry variant
 THREE = ("ucbe-batch", "pulse", "naive-pooling")   # the paper's three methods (Sec. 4.1)
 SEMI_SYNTHETIC_BIAS = ("; Bench 1/2 pools are semi-synthetic, drawn from the same low-rank logistic family that PULSE "
@@ -434,5 +435,28 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
                       f"{r.runs_any}/{r.runs} (95% CI {r.runs_any_ci[0]:.3f}-{r.runs_any_ci[1]:.3f}); largest "
                       f"|error| / radius {r.ratio_max:.2f}, median radius {r.radius_median:.3f} vs median error "
                       f"{r.err_median:.4f}" for r in g.itertuples()),
+            verdict))
+    un = summary[summary.kind == "uninformative"] if "lam_mean" in summary else summary.iloc[0:0]
+    if len(un) and np.isfinite(un.lam_mean).all():
+        verdict = ("holds" if (un.lam_mean < LAMBDA_NEAR_ZERO).all() else
+                   "fails" if (un.lam_mean >= 0.5).all() else "partly" if (un.lam_mean < LAMBDA_NEAR_ZERO).any() else
+                   "inconclusive")
+        out.append(titled(
+            PAPER, "pulse-step-3-lambda-near-zero-for-uninformative-predictions",
+            "Step 3: lambda near zero for uninformative predictions",
+            "the predictable lambda of Step 3 is close to zero when the predictions are uninformative, so they are "
+            "downweighted",
+            f"[{'/'.join(sorted(set(un.data)))}] the runs of the Theorem 1 rows above with uninformative predictions "
+            f"(independent of the scores), {int(un.runs.iloc[0])} runs per pool, PULSE as the authors' code runs it; "
+            "no interval: the mean lambda over models and runs at the last checkpoint, with the share of models "
+            f"below {LAMBDA_NEAR_ZERO} (our reading of 'close to zero': the paper gives no number); rule: holds if the "
+            f"mean is below {LAMBDA_NEAR_ZERO} in every pool, fails if it is at least 0.5 in every pool, partly if "
+            "below in some, else inconclusive"
+            + ("; excludes our error: the authors' code sets lambda = 1 whenever its running estimate is <= 0 "
+               "(one of the five conventions our default follows, checked against their bandit.py), which keeps "
+               "uninformative predictions near full weight; the paper-literal reading of Step 3 "
+               "(pulse:convention=paper) keeps lambda near 0.001-0.02" if verdict == "fails" else ""),
+            "mean lambda: " + ", ".join(f"{r.pool} {r.lam_mean:.2f} ({r.lam_low_share:.0%} of models below "
+                                        f"{LAMBDA_NEAR_ZERO})" for r in un.itertuples()),
             verdict))
     return out
