@@ -56,6 +56,10 @@ def _simulate_parser(sub):
                    help="certified (needs --delta): each repetition stops at its first certificate, the budget is a cap")
     p.add_argument("--tie-tol", type=float, default=0.0,
                    help="rows within this of the top mean all count as the best (true_best_set; default 0: exact ties)")
+    p.add_argument("--costs", type=Path, default=None,
+                   help="JSON {model id: price per call} (ids as in the npz's row_ids, else row0, row1, ...); adds "
+                        "spend (per repetition: what its calls cost, frozen at certification with --stop certified), "
+                        "spend_mean and spend_full (every pair once) to the JSON")
     p.add_argument("--epsilon", type=float, default=0.0,
                    help="with --delta: certify a row within epsilon of the best (default 0: the best)")
     p.add_argument("--a", type=float, default=None, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
@@ -175,13 +179,18 @@ def cmd_simulate(args) -> int:
     method_params(args, spec)
     mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
     n, m = mat.shape
+    costs = None
+    if args.costs is not None:
+        from .costs import read_costs
+
+        costs = read_costs(args.costs, mat.row_ids)
     (budget,) = budgets_from_fracs([args.budget_frac], n, m)
     params = method_params(args, spec, budget=budget)
     if spec.needs_factors:
         params["v"] = _pulse_v(args, m)
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
                    progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol,
-                   epsilon=args.epsilon, **params)
+                   epsilon=args.epsilon, costs=costs, **params)
     best = res.best[0].tolist()
     out = dict(method=args.method, reps=args.reps, budget=budget, budget_frac=args.budget_frac,
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
@@ -192,6 +201,9 @@ def cmd_simulate(args) -> int:
         out.update(delta=res.delta, best_ci=res.best_ci[0].tolist(), certified=res.certified[0].tolist(),
                    certified_at=res.certified_at.tolist())
     out["calls"] = res.calls.tolist()
+    if res.spend is not None:
+        out.update(spend=res.spend[-1].tolist(), spend_mean=float(res.spend[-1].mean()),
+                   spend_full=float(costs.sum() * m))
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 

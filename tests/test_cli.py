@@ -110,3 +110,49 @@ def test_search_help_lists_exactly_the_study_methods():
     listed = action.help.split("need: ")[1].split(" (")[0].split(", ")
     assert sorted(listed) == sorted(STUDY_METHODS)
     assert "auto" in action.choices and "pulse" not in action.choices
+
+
+def _prices(tmp_path, table, name="costs.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps(table) if not isinstance(table, str) else table)
+    return p
+
+
+def test_simulate_reports_the_spend_of_every_repetition(npz, tmp_path):
+    """--costs (issue 42, item 1), checked against what each result must cost for reasons outside the code: one price
+    for every model makes spend = price x calls; the whole matrix scores every pair once, so spend = m x sum(prices)
+    whatever the method; a certified stop freezes the spend with the calls."""
+    out = tmp_path / "o.json"
+    flat = _prices(tmp_path, {f"m{i}": 0.5 for i in range(6)})
+    base = ["simulate", "--scores", str(npz), "--reps", "3", "--seed", "1", "--json", str(out), "--quiet"]
+    assert main(base + ["--method", "ucbe", "--budget-frac", "0.25", "--costs", str(flat)]) == 0
+    res = json.loads(out.read_text())
+    assert res["spend"] == [0.5 * c for c in res["calls"]] and res["spend_full"] == 0.5 * 6 * 40
+    prices = {f"m{i}": p for i, p in enumerate([0.1, 10.0, 2.5, 0.0, 1.0, 3.0])}
+    dear = _prices(tmp_path, {**prices, "not-in-matrix": 99.0}, "dear.json")  # extra models are allowed
+    for method in ("ucbe", "row-mean", "lucb"):
+        assert main(base + ["--method", method, "--budget-frac", "1.0", "--costs", str(dear)]) == 0
+        assert json.loads(out.read_text())["spend"] == pytest.approx([40 * sum(prices.values())] * 3)
+    assert main(base + ["--method", "lucb", "--budget-frac", "1.0", "--delta", "0.05", "--stop", "certified",
+                        "--costs", str(flat)]) == 0
+    res = json.loads(out.read_text())
+    assert max(res["calls"]) < 240 and res["spend"] == [0.5 * c for c in res["calls"]]
+    # the runs do not depend on the prices
+    assert main(base + ["--method", "lucb", "--budget-frac", "1.0", "--delta", "0.05", "--stop", "certified"]) == 0
+    assert json.loads(out.read_text())["calls"] == res["calls"] and "spend" not in json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("table,msg", [
+    ({"m0": 1.0}, "no price for 5 model"),
+    ({**{f"m{i}": 1.0 for i in range(5)}, "m5": -1.0}, "m5=-1.0"),
+    ({**{f"m{i}": 1.0 for i in range(5)}, "m5": "cheap"}, "m5='cheap'"),
+    ({**{f"m{i}": 1.0 for i in range(5)}, "m5": True}, "m5=True"),
+    ('{"m0": NaN, "m1": 1, "m2": 1, "m3": 1, "m4": 1, "m5": 1}', "m0=nan"),
+    ("[1, 2]", "one object"),
+    ("{not json", "is not JSON"),
+])
+def test_bad_prices_are_refused_before_any_work(npz, tmp_path, capsys, table, msg):
+    out = tmp_path / "o.json"
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.25", "--json", str(out),
+               "--quiet", "--costs", str(_prices(tmp_path, table))])
+    assert rc == 2 and msg in capsys.readouterr().err and not out.exists()

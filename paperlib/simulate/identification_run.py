@@ -22,6 +22,7 @@ from ..confseq import WoRMeanCS, certify
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
 from ..policies import METHODS, make_policy, parse, resolved_params
+from ..costs import check_costs
 from ..progress import progress_bar
 
 
@@ -41,6 +42,8 @@ class SimResult:
     calls : (R,) int or None, calls each repetition spent (with ``stop="certified"``, the calls at its
         certification, or the budget)
     tie_tol : float, rows whose mean is within ``tie_tol`` of the top mean all count as the best
+    spend : (C, R) float64 or None, the price of the calls each repetition made by each checkpoint (with ``costs``;
+        with ``stop="certified"``, frozen at the repetition's certification like ``calls``)
     """
 
     method: str
@@ -60,6 +63,7 @@ class SimResult:
     certified_at: np.ndarray | None = None
     calls: np.ndarray | None = None
     tie_tol: float = 0.0
+    spend: np.ndarray | None = None
 
     @property
     def reps(self) -> int:
@@ -122,11 +126,12 @@ def interval_tracker(policy, delta_row: float):
     return WoRMeanCS(policy.reps, policy.n, policy.m, delta_row, device=policy.device)
 
 
-def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params):
+def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
+                        costs=None):
     """A policy whose plan depends on its budget (SySRs' phases) is run once per checkpoint budget, with the
     same seed, and the runs are stacked as if they were checkpoints."""
     runs = [simulate(method, matrix, [b], reps=reps, seed=seed, device=device, progress=progress, delta=delta,
-                     stop=stop, tie_tol=tie_tol, **params) for b in budgets]
+                     stop=stop, tie_tol=tie_tol, costs=costs, **params) for b in budgets]
     first = runs[0]
     cat = (lambda name: None if getattr(first, name) is None  # noqa: E731
            else np.concatenate([getattr(r, name) for r in runs]))
@@ -135,11 +140,11 @@ def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, d
         estimates=cat("estimates"), best=cat("best"), true_means=first.true_means,
         wall_s=sum(r.wall_s for r in runs), seed=seed, device=first.device, params=first.params, delta=first.delta,
         certified=cat("certified"), best_ci=cat("best_ci"), certified_at=runs[-1].certified_at, calls=runs[-1].calls,
-        tie_tol=first.tie_tol,
+        tie_tol=first.tie_tol, spend=cat("spend"),
     )
 
 
-_ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at", "calls")
+_ARRAYS = ("budgets", "estimates", "best", "true_means", "certified", "best_ci", "certified_at", "calls", "spend")
 
 
 def budgets_from_fracs(fracs, n: int, m: int) -> list[int]:
@@ -164,6 +169,7 @@ def simulate(
     stop: str = "budget",
     tie_tol: float = 0.0,
     epsilon: float = 0.0,
+    costs=None,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -189,10 +195,15 @@ def simulate(
         Certify an epsilon-best row (its mean within epsilon of the best) instead of the best (default 0).
         A policy with its own certificate (``lucb-pd``: paired differences) gets ``delta`` and ``epsilon``
         unless ``params`` sets them, and its certificate is the one reported.
+    costs : sequence of n floats, optional
+        The price of one call to each row (:func:`paperlib.costs.check_costs`); then ``spend`` reports what each
+        repetition paid by each checkpoint. The runs are the same with or without prices.
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
+    if costs is not None:
+        costs = check_costs(costs, matrix.shape[0])
     if delta is not None:
         delta = check_delta(delta)
     if stop not in ("budget", "certified"):
@@ -206,7 +217,8 @@ def simulate(
     if own and delta is not None:
         params = {"delta": delta, "epsilon": epsilon, **params}
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
-        return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params)
+        return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
+                                   costs)
     dev = get_device(device)
     t0 = time.perf_counter()
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
@@ -221,7 +233,9 @@ def simulate(
         at = torch.full((policy.reps,), -1, dtype=torch.long, device=dev)
         frozen = torch.full_like(at, -1)
     scores = torch.tensor(np.ascontiguousarray(matrix.scores), device=dev)  # Request.take reads it flat
-    est, best, cert, ci = [], [], [], []
+    price = None if costs is None else torch.tensor(costs, dtype=torch.float64, device=dev)
+    paid = torch.zeros(policy.reps, dtype=torch.float64, device=dev)
+    est, best, cert, ci, spend = [], [], [], [], []
     bar = progress_bar(budgets[-1], f"{method} on {matrix.name} (R={reps})", enabled=progress)
     all_stopped = False
     for target in budgets:
@@ -230,6 +244,9 @@ def simulate(
             got = req.take(scores)
             policy.tell(req, got)
             bar.update(req.size)
+            if price is not None:  # a certified repetition stops paying once certified (its calls stop counting)
+                step = price.index_select(0, req.rows.reshape(-1)).view(req.rows.shape).sum(1)
+                paid += step if cs is None or stop != "certified" else torch.where(at < 0, step, torch.zeros_like(step))
             if cs is not None:
                 cs.update(req.rows, got)
                 lead, ok = certificate()
@@ -242,6 +259,7 @@ def simulate(
         if stop == "certified":
             pick = torch.where(frozen >= 0, frozen, pick)
         best.append(pick.cpu().numpy())
+        spend.append(paid.cpu().numpy().copy())
         if cs is not None:
             lead, ok = certificate()
             cert.append((ok & (lead == pick)).cpu().numpy())
@@ -263,4 +281,5 @@ def simulate(
         calls=(torch.where(at >= 0, at, torch.full_like(at, budgets[-1])).cpu().numpy() if stop == "certified"
                else np.full(policy.reps, budgets[-1])),
         tie_tol=float(tie_tol),
+        spend=np.stack(spend) if price is not None else None,
     )
