@@ -488,6 +488,10 @@ def _search_parser(sub):
                    help="score one batch of --workers pairs at a time (default: no barrier; a free worker gets the "
                         "next pair at once with lucb, lucb-pd, ucbe and ucbe-sync). A resumed journal keeps its mode")
     p.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--costs", type=Path, default=None,
+                   help="JSON {model: price per call}: the result reports spend and spend_per_model, every call's cost "
+                        "is journaled, and a resume with other prices is refused. A scorer may instead print "
+                        '{"score": s, "cost": c} to give each call\'s own cost (tokens x price)')
 
 
 def cmd_search(args) -> int:
@@ -508,6 +512,12 @@ def cmd_search(args) -> int:
     check_scalar(args.log_every, "--log-every", float, low=0.0)
     check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
     models, examples = read_models(args.models), read_examples(args.examples)
+    costs = None
+    if args.costs is not None:
+        from .costs import load_costs, read_costs_table
+
+        costs = load_costs(args.costs)
+        read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
     method = resolve_auto(args.method, args.stop, args.top_k)
     if method != args.method:
         print(f"auto: running {method}", file=sys.stderr)
@@ -516,13 +526,15 @@ def cmd_search(args) -> int:
                          budget=args.budget, delta=args.delta, epsilon=args.epsilon, top_k=args.top_k, seed=args.seed,
                          workers=args.workers,
                          retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
-                         log_every=args.log_every, stop=args.stop, progress=not args.quiet, barrier=args.barrier)
+                         log_every=args.log_every, stop=args.stop, progress=not args.quiet, barrier=args.barrier,
+                         costs=costs)
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
     print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")
+          + (f"; spend {out['spend']:.4g}" if out.get("spend") is not None else "")
           + f"; result in {args.json}")
     return 0
 

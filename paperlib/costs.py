@@ -1,7 +1,8 @@
 """Prices per call: what a call to each model costs, checked once before any work (issue 42, item 1).
 
-A price file is JSON ``{model id: price per call}`` in any currency unit; every model of the matrix needs a finite,
-non-negative number (a model the matrix does not have may be listed: a price list often covers a whole catalogue).
+A price list is ``{model id: price per call}`` in any currency unit (JSON in a file for the command line); every model
+needs a finite, non-negative number, and a model that is not being evaluated may be listed (a price list often covers a
+whole catalogue). Written by hand: a few checks, no library does this.
 """
 
 from __future__ import annotations
@@ -15,6 +16,17 @@ import numpy as np
 
 class CostError(ValueError):
     """A price list that cannot be used; the message names the models and the problem."""
+
+
+def _bad(value) -> bool:
+    return isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
+
+
+def check_cost(value, what: str = "cost") -> float:
+    """One call's cost: a finite number >= 0 (not a bool), as a float."""
+    if _bad(value):
+        raise CostError(f"{what} must be a finite number >= 0, got {value!r}")
+    return float(value)
 
 
 def check_costs(costs, n: int) -> np.ndarray:
@@ -31,24 +43,32 @@ def check_costs(costs, n: int) -> np.ndarray:
     return arr
 
 
-def read_costs(path: str | Path, ids) -> np.ndarray:
-    """The prices of the models ``ids`` (in that order) from a JSON file ``{model id: price per call}``."""
-    path = Path(path)
-    try:
-        table = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise CostError(f"--costs: no such file {path}") from None
-    except json.JSONDecodeError as e:
-        raise CostError(f"--costs: {path} is not JSON ({e})") from None
+def read_costs_table(table, ids, where: str = "costs") -> np.ndarray:
+    """The prices of the models ``ids`` (in that order) from a mapping ``{model id: price per call}``."""
     if not isinstance(table, dict):
-        raise CostError(f"--costs: {path} must hold one object {{model: price per call}}, got {type(table).__name__}")
+        raise CostError(f"{where} must hold one object {{model: price per call}}, got {type(table).__name__}")
     ids = [str(i) for i in ids]
     missing = [i for i in ids if i not in table]
     if missing:
-        raise CostError(f"--costs: {path} has no price for {len(missing)} model(s): {', '.join(missing[:10])}"
+        raise CostError(f"{where} has no price for {len(missing)} model(s): {', '.join(missing[:10])}"
                         + (" ..." if len(missing) > 10 else ""))
-    wrong = [f"{i}={table[i]!r}" for i in ids if isinstance(table[i], bool) or not isinstance(table[i], (int, float))
-             or not math.isfinite(table[i]) or table[i] < 0]
+    wrong = [f"{i}={table[i]!r}" for i in ids if _bad(table[i])]
     if wrong:
-        raise CostError(f"--costs: prices must be finite numbers >= 0; {path} has {', '.join(wrong[:10])}")
+        raise CostError(f"{where}: prices must be finite numbers >= 0; it has {', '.join(wrong[:10])}")
     return np.array([float(table[i]) for i in ids], dtype=np.float64)
+
+
+def load_costs(path: str | Path) -> dict:
+    """The mapping in a price file (JSON), or :class:`CostError` naming the file."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CostError(f"--costs: no such file {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CostError(f"--costs: {path} is not JSON ({e})") from None
+
+
+def read_costs(path: str | Path, ids) -> np.ndarray:
+    """The prices of the models ``ids`` (in that order) from a JSON file ``{model id: price per call}``."""
+    return read_costs_table(load_costs(path), ids, where=f"--costs {path}")

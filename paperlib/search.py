@@ -107,8 +107,11 @@ class Scorer:
             text = proc.stdout.decode("utf-8").strip()
         except UnicodeDecodeError:
             return None, f"output is not UTF-8 text: {proc.stdout[-60:]!r}"
+        last = text.splitlines()[-1] if text else ""
+        if last.lstrip().startswith("{"):  # {"score": s, "cost": c}: the call's cost beside its score
+            return _scored(last)
         try:
-            value = float(text.splitlines()[-1]) if text else math.nan
+            value = float(last) if last else math.nan
         except ValueError:
             value = math.nan
         if not 0.0 <= value <= 1.0:
@@ -149,6 +152,8 @@ class CallableScorer:
         except Exception as exc:  # the scorer's failure, not ours: journaled and retried
             tb = "".join(traceback.format_exception(exc)).encode()
             return None, f"raised {type(exc).__name__}: {stderr_tail(tb)}"
+        if isinstance(value, dict):  # {"score": s, "cost": c}
+            return _scored(value)
         try:
             value = float(value)
         except (TypeError, ValueError):
@@ -156,6 +161,25 @@ class CallableScorer:
         if not 0.0 <= value <= 1.0:
             return None, f"returned {value!r}, not a number in [0, 1]"
         return value, None
+
+
+def _scored(value) -> tuple[object, str | None]:
+    """A scorer's ``{"score": s, "cost": c}`` (a JSON line or a dict): ((s, c), None), or (None, the reason). The
+    cost is what that call cost (tokens x price), journaled beside the score; ``cost`` may be left out."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None, f"output is neither a number nor a JSON object: {value[-100:]!r}"
+    if not isinstance(value, dict) or "score" not in value:
+        return None, f"a scorer's object needs a 'score' (and may give a 'cost'), got {str(value)[-100:]!r}"
+    score, cost = value["score"], value.get("cost")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
+        return None, f"score {score!r} is not a number in [0, 1]"
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost)
+                             or cost < 0):
+        return None, f"cost {cost!r} is not a finite number >= 0"
+    return (float(score), None if cost is None else float(cost)), None
 
 
 def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
@@ -168,8 +192,13 @@ def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
 def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe", budget: int | None = None,
                delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
-               progress: bool = True, backoff: float = 0.1, log_every: float = 5.0, barrier: bool = False) -> dict:
+               progress: bool = True, backoff: float = 0.1, log_every: float = 5.0, barrier: bool = False,
+               costs: dict | None = None) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
+
+    ``costs`` (``{model: price per call}``) prices every scored call (a scorer may report each call's cost instead:
+    ``{"score": s, "cost": c}``); the result then has ``spend`` and ``spend_per_model``, and a resume with other
+    prices is refused.
 
     A new journal asks ahead (no batch barrier) when the method can and ``barrier`` is False; a resumed one keeps
     the mode it was recorded in.
@@ -192,10 +221,10 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     meta = scorer.identity()
     if journal.exists():  # --workers is concurrency only: the batch is the journal's
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
-                             epsilon=epsilon, budget=budget, meta=meta)
+                             epsilon=epsilon, budget=budget, meta=meta, costs=costs)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
-                      meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, **params)
+                      meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, costs=costs, **params)
 
     if study.asynchronous:
         try:
@@ -360,7 +389,8 @@ def _journal(study: Study, req, t: int, value: float | None, errors: list[str]) 
         study.record_failure(req, t, err)
     if value is None:
         return False
-    study.record_score(req, t, value)
+    score, cost = value if isinstance(value, tuple) else (value, None)
+    study.record_score(req, t, score, cost=cost)
     return True
 
 
@@ -425,6 +455,9 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
         out.update(top_k=top, top_k_certified=ok)
         done = ok
     out["calls_saved"] = n * m - study.paid if done else None
+    spend = study.spend_per_model
+    if spend is not None:  # prices given, or costs reported by the scorer
+        out.update(spend=sum(spend.values()), spend_per_model=spend, calls_without_cost=study.calls_without_cost)
     if started is not None:
         finished = time.time()
         out.update(started_at=_iso(started), finished_at=_iso(finished), wall_s=round(finished - started, 3))
@@ -434,7 +467,7 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
 def search(models, examples, score, journal, *, json_out=None, method: str = "auto", budget: int | None = None,
            delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
            max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
-           backoff: float = 0.1, barrier: bool = False) -> dict:
+           backoff: float = 0.1, barrier: bool = False, costs: dict | None = None) -> dict:
     """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
 
     Parameters
@@ -446,6 +479,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     score : callable or str
         ``score(model, example) -> float`` in [0, 1], called from ``workers`` threads; or a command line that reads
         ``{"model": ..., "example": ...}`` on standard input and prints the score (as ``python -m paperlib search``).
+        Either may give the call's cost too: a dict / a JSON line ``{"score": s, "cost": c}``.
     journal : path
         Every score is appended here as it arrives; calling again with the same arguments resumes from it and pays
         for no pair twice (the journal is locked while a search runs).
@@ -456,6 +490,8 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
         result's ``method`` says which ran.
     budget, delta, epsilon, top_k, seed, workers, retries, max_failures, stop, backoff, barrier
         As the command's flags (``python -m paperlib search --help``).
+    costs : dict, optional
+        ``{model: price per call}``; the result then reports ``spend`` and ``spend_per_model``.
 
     Returns
     -------
@@ -479,7 +515,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
                      top_k=top_k,
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
-                     progress=progress, backoff=backoff, barrier=barrier)
+                     progress=progress, backoff=backoff, barrier=barrier, costs=costs)
     if json_out is not None:
         Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
     return out

@@ -124,13 +124,17 @@ class Study:
     asynchronous : bool or None
         Ask ahead of the scores (:meth:`ask_ahead`, :meth:`record_score`) instead of one request at a time
         (:meth:`ask`, :meth:`tell`); ``None``: when the method can (``Policy.supports_ahead``).
+    costs : dict, optional
+        ``{model: price per call}``: every scored call's cost is journaled (a scorer may instead report the cost of
+        each call, :meth:`record_score`'s ``cost``), and :attr:`spend_per_model` adds them up; recorded in the
+        header, so a resume with other prices is refused. Failed attempts are not charged.
     params : dict
         Method parameters (e.g. ``batch_size``, ``a``).
     """
 
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
                  journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, epsilon: float = 0.0,
-                 asynchronous: bool | None = False, **params):
+                 asynchronous: bool | None = False, costs: dict | None = None, **params):
         models = [str(x) for x in models]
         examples = list(examples)
         if len(set(models)) != len(models):
@@ -144,6 +148,13 @@ class Study:
             policy_params = {"delta": delta, "epsilon": epsilon, **params}
         n, m = len(models), len(examples)
         budget = n * m if budget is None else budget
+        self.costs = None
+        if costs is not None:
+            from .costs import read_costs_table
+
+            self.costs = read_costs_table(costs, models).tolist()
+        self._spend = [0.0] * n
+        self._costed = self._uncosted = 0
         self.models, self.examples = models, examples
         self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
         self.epsilon = float(epsilon)
@@ -178,6 +189,8 @@ class Study:
                             models=models, n_examples=m,
                             examples_sha256=examples_digest(examples), device=self.policy.device.type,
                             meta=dict(meta or {}))
+        if self.costs is not None:
+            self._header["costs"] = self.costs
         if self.asynchronous:
             self._header["asynchronous"] = True
         if journal is not None:
@@ -244,6 +257,14 @@ class Study:
             raise JournalError(f"{path}:1: the examples differ from the ones this journal was recorded with")
         if models is not None and [str(x) for x in models] != header["models"]:
             raise JournalError(f"{path}:1: the models differ from the journal's {header['models']}")
+        if "costs" in overrides:  # prices are compared as the header records them: one per model, in its order
+            from .costs import read_costs_table
+
+            given = overrides.pop("costs")  # None: resume with the journal's own prices
+            given = None if given is None else read_costs_table(given, header["models"]).tolist()
+            if given is not None and given != header.get("costs"):
+                raise JournalError(f"{path}:1: costs={given!r} differ from the journal's costs={header.get('costs')!r}; "
+                                   "the recorded spend was priced with the other one (use a new --json or --journal)")
         for key, value in overrides.items():
             recorded = header.get(key, header["params"].get(key))
             if recorded != value:
@@ -271,6 +292,8 @@ class Study:
             study = cls(header["models"], examples, method=header["method"], budget=run_budget, delta=header["delta"],
                         seed=header["seed"], device=header["device"], meta=recorded_meta,
                         epsilon=header.get("epsilon", 0.0), asynchronous=bool(header.get("asynchronous", False)),
+                        costs=(None if header.get("costs") is None else dict(zip(header["models"], header["costs"],
+                                                                                   strict=True))),
                         **header["params"])
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
@@ -321,7 +344,7 @@ class Study:
                     raise JournalError(f"{path}:{no}: {kind} for request {rec.get('request')}, which is not pending")
                 try:
                     if kind == "score":
-                        self.record_score(self._pending[0], rec["index"], rec["score"])
+                        self.record_score(self._pending[0], rec["index"], rec["score"], cost=rec.get("cost"))
                     else:
                         self.record_failure(self._pending[0], rec["index"], rec.get("error", ""))
                 except (ValueError, KeyError, TypeError) as exc:
@@ -353,7 +376,7 @@ class Study:
             raise JournalError(f"{path}:{no}: {kind} for request {request}, which is not open")
         try:
             if kind == "score":
-                self.record_score(pairs, rec["index"], rec["score"])
+                self.record_score(pairs, rec["index"], rec["score"], cost=rec.get("cost"))
             else:
                 self.record_failure(pairs, rec["index"], rec.get("error", ""))
         except (ValueError, KeyError, TypeError, PendingRequestError) as exc:
@@ -412,13 +435,15 @@ class Study:
         order: a resumed search scores these first."""
         return sorted(((self._open[k[0]], k[1]) for k in self._unscored), key=lambda x: (x[0].request, x[1]))
 
-    def _score_ahead(self, pairs: Pairs, index: int, score: float) -> None:
+    def _score_ahead(self, pairs: Pairs, index: int, score: float, cost: float | None) -> None:
         entry = self._unscored.pop((pairs.request, index), None)
         if entry is None:
             raise PendingRequestError(f"pair {index} of request {pairs.request} is not waiting for a score (never "
                                       "asked, or already scored)")
         entry[3] = score
-        self._append(dict(type="score", request=pairs.request, index=index, score=score))
+        cost = self._charge(entry[0], cost)
+        self._append(dict(type="score", request=pairs.request, index=index, score=score,
+                          **({} if cost is None else {"cost": cost})))
         self._left[pairs.request] -= 1
         if not self._left[pairs.request]:
             del self._left[pairs.request], self._open[pairs.request]
@@ -475,6 +500,9 @@ class Study:
         if len(scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(scores)} scores")
         req = self._pending[1]
+        if not self._partial:  # told at once, not pair by pair (record_score charged those)
+            for i, _ in pairs.pairs:
+                self._charge(i, None)
         t = torch.tensor([scores], dtype=torch.float32, device=self.policy.device)
         self.policy.tell(req, t)
         self.cs.update(req.rows, t)
@@ -495,21 +523,28 @@ class Study:
         """Indices of the pending request's pairs that have no score yet."""
         return [t for t in range(len(pairs)) if t not in self._partial]
 
-    def record_score(self, pairs: Pairs, index: int, score: float) -> None:
+    def record_score(self, pairs: Pairs, index: int, score: float, cost: float | None = None) -> None:
         """Record one pair's score as soon as it is known; the request is told once every pair has one (asked
-        ahead: each pair is told once the model's earlier pairs are)."""
+        ahead: each pair is told once the model's earlier pairs are). ``cost``: what the call cost, when the scorer
+        knows it (else the model's price in ``costs``, if any); journaled with the score."""
         if not self.asynchronous:
             index = self._check_pending(pairs, index)
         score = float(score)
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"score {score} of pair {index} is not in [0, 1]")
+        if cost is not None:
+            from .costs import check_cost
+
+            cost = check_cost(cost, f"cost of pair {index} of request {pairs.request}")
         if self.asynchronous:
-            self._score_ahead(pairs, index, score)
+            self._score_ahead(pairs, index, score, cost)
             return
         if index in self._partial:
             raise ValueError(f"pair {index} of request {pairs.request} already has a score")
         self._partial[index] = score
-        self._append(dict(type="score", request=pairs.request, index=index, score=score))
+        cost = self._charge(pairs.pairs[index][0], cost)
+        self._append(dict(type="score", request=pairs.request, index=index, score=score,
+                          **({} if cost is None else {"cost": cost})))
         if len(self._partial) == len(pairs):
             self.tell(pairs, [self._partial[t] for t in range(len(pairs))])
             self._scores_completed = pairs.request
@@ -523,6 +558,29 @@ class Study:
             index = self._check_pending(pairs, index)
         self.failures += 1
         self._append(dict(type="failure", request=pairs.request, index=index, error=str(error)[:500]))
+
+    def _charge(self, model: int, cost: float | None) -> float | None:
+        """Add one scored call of ``model`` to the spend: the cost the scorer reported, else the model's price."""
+        if cost is None and self.costs is not None:
+            cost = self.costs[model]
+        if cost is None:
+            self._uncosted += 1
+        else:
+            self._spend[model] += cost
+            self._costed += 1
+        return cost
+
+    @property
+    def spend_per_model(self) -> dict[str, float] | None:
+        """What the scored calls cost, per model (None without prices and before any cost was reported)."""
+        if self.costs is None and not self._costed:
+            return None
+        return dict(zip(self.models, self._spend, strict=True))
+
+    @property
+    def calls_without_cost(self) -> int:
+        """Scored calls with no known cost (no price and no cost from the scorer): the spend leaves them out."""
+        return self._uncosted
 
     # results ---------------------------------------------------------------------------------------
     def best(self) -> str:

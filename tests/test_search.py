@@ -490,3 +490,59 @@ def test_the_first_ctrl_c_is_a_request_and_the_second_raises():
             os.kill(os.getpid(), signal.SIGINT)
             pytest.fail("the second SIGINT did not raise")
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_spend_from_prices_or_from_the_scorer_is_journaled_and_survives_a_resume(tmp_path):
+    """Issue 42, item 1: with fixed prices every model's spend is its calls x its price (an identity outside the
+    code); a scorer that reports each call's cost ({"score", "cost"}) is charged exactly what it reported, the
+    journal keeps each cost, and a resume reports the whole spend and refuses other prices."""
+    import paperlib
+    from paperlib.study import JournalError
+
+    table = _score_table()
+    models, examples = list(table), [{"id": j} for j in range(300)]
+    prices = {m: p for m, p in zip(models, [0.5, 2.0, 0.1, 10.0], strict=False)}
+    prices.update({m: 1.0 for m in models if m not in prices})
+
+    def score(model, example):
+        return table[model][example["id"]]
+
+    out = paperlib.search(models, examples, score, tmp_path / "a.jsonl", delta=0.05, workers=2, costs=prices)
+    assert out["spend_per_model"] == pytest.approx({m: out["calls_per_model"][m] * prices[m] for m in models})
+    assert out["spend"] == pytest.approx(sum(out["spend_per_model"].values())) and out["calls_without_cost"] == 0
+    again = paperlib.search(models, examples, score, tmp_path / "a.jsonl", delta=0.05, workers=2)  # its own prices
+    assert again["spend"] == pytest.approx(out["spend"])
+    with pytest.raises(JournalError, match="costs"):
+        paperlib.search(models, examples, score, tmp_path / "a.jsonl", delta=0.05, workers=2,
+                        costs={**prices, models[0]: 99.0})
+
+    paid = Counter()
+
+    def metered(model, example):
+        cost = 0.001 * (1 + example["id"] % 7)  # "tokens x price": differs from call to call
+        paid[model] += cost
+        return {"score": table[model][example["id"]], "cost": cost}
+
+    out = paperlib.search(models, examples, metered, tmp_path / "b.jsonl", delta=0.05, workers=2)
+    assert out["spend_per_model"] == pytest.approx(dict(paid)) and out["calls_without_cost"] == 0
+    recorded = [json.loads(x) for x in (tmp_path / "b.jsonl").read_text().splitlines()[1:]]
+    assert sum(r["cost"] for r in recorded if r["type"] == "score") == pytest.approx(sum(paid.values()))
+    again = paperlib.search(models, examples, metered, tmp_path / "b.jsonl", delta=0.05, workers=2)
+    assert again["spend"] == pytest.approx(out["spend"]) and sum(paid.values()) == pytest.approx(out["spend"])
+
+
+def test_search_refuses_bad_prices_and_bad_costs(setup, tmp_path):
+    """A price list missing a model is refused before any call; a scorer's cost that is not a finite number >= 0 is
+    that call's failure, never a score."""
+    from paperlib.search import CallableScorer, Scorer
+
+    (setup / "costs.json").write_text(json.dumps({"m0": 1.0}))
+    r = search(setup, "o.json", "--costs", str(setup / "costs.json"))
+    assert r.returncode == 2 and "no price for 4 model(s)" in r.stderr and not (setup / "calls.log").exists()
+    value, err = CallableScorer(lambda m, e: {"score": 0.5, "cost": -1})("m0", {})
+    assert value is None and "cost -1" in err
+    value, err = CallableScorer(lambda m, e: {"cost": 1.0})("m0", {})
+    assert value is None and "needs a 'score'" in err
+    script = tmp_path / "s.py"
+    script.write_text('print("log line")\nprint(\'{"score": 0.25, "cost": 0.003}\')\n')
+    assert Scorer(f"{sys.executable} {script}")("m0", {}) == ((0.25, 0.003), None)
