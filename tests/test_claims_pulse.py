@@ -74,27 +74,33 @@ def test_interval_rule_of_the_step3_rows():
     assert within_limit([0.0], [0.0], [-1e-17]) == "holds"              # exact zeros up to rounding
 
 
-def lemma2_result(ratio_hat, half_width=0.05, ratio_star=0.2, bound=0.25, within=1.0):
+def lemma2_result(ratio_hat, half_width=0.05, ratio_star=0.2, bound=0.25, within=1.0, literal=1.0):
     curve = [dict(K=k, bound=bound, ratio_hat=r, ratio_hat_lo=r - half_width, ratio_hat_hi=r + half_width,
                   ratio_star=ratio_star, ratio_star_lo=ratio_star - 0.02, ratio_star_hi=ratio_star + 0.02)
              for k, r in zip((2, 10, 20), ratio_hat, strict=True)]
     return dict(kind="k", reps=100, K=20, n=100, corr=0.0, steps=100, star_within_bound=within, hat_worse_than_obs=0.5,
-                median_ratio_hat=1.0, median_one_minus_rho2=0.5, curve=curve)
+                median_ratio_hat=1.0, median_one_minus_rho2=0.5, curve=curve, literal_within_bound=literal,
+                literal_worst=1.0 if literal >= 1 else 1.3, literal_k1=1.0)
 
 
 def test_pulse_lemma2_and_step3_rows():
-    star, hat = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7]))
-    assert star.verdict == "holds" and hat.verdict == "holds"
-    star, hat = PC.lemma2_claims(lemma2_result([0.9, 1.2, 1.3], ratio_star=0.3))
-    # Lemma 2 is a statement about the conditional variance given the past: graded by the exact identity, the
-    # unconditional Monte Carlo ratio (above its bound here) is a note; "no wider" is our reading, a paperlib row
-    assert star.verdict == "holds" and "Note, not the statement" in star.measured and hat.verdict == "fails"
-    assert star.paper == PC.PAPER and hat.paper.startswith("paperlib")
-    star, _ = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7], within=0.98))
+    """Lemma 2's row grades the inequality as printed (exact, at every point; issue 41: the identity it was graded by
+    cannot fail); the CI-no-wider statement after the lemma has its own row at lambda*; the predictable lambda's is
+    ours (a paperlib row)."""
+    star, no_wider, hat = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7]))
+    assert star.verdict == no_wider.verdict == hat.verdict == "holds"
+    star, no_wider, hat = PC.lemma2_claims(lemma2_result([0.9, 1.2, 1.3], ratio_star=0.3, within=0.98))
+    # the identity (reported, not graded) and the Monte Carlo ratio above its bound do not decide the lemma's row
+    assert star.verdict == "holds" and "Not graded" in star.measured and hat.verdict == "fails"
+    assert star.paper == no_wider.paper == PC.PAPER and hat.paper.startswith("paperlib")
+    star, _, _ = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7], literal=0.98))
     assert star.verdict == "fails" and "excludes our error" in star.evidence
     assert "significantly above 1 at 2/3 values of K (K = 10 to 20)" in hat.measured
-    _, hat = PC.lemma2_claims(lemma2_result([0.9, 1.02, 0.97]))
-    assert hat.verdict == "inconclusive"
+    _, no_wider, hat = PC.lemma2_claims(lemma2_result([0.9, 1.02, 0.97], ratio_star=1.2))
+    assert hat.verdict == "inconclusive" and no_wider.verdict == "fails"
+    old = lemma2_result([0.5, 0.6, 0.7])
+    del old["literal_within_bound"]
+    assert PC.lemma2_claims(old)[0].verdict == "untestable"  # a checker that did not compute it grades nothing
 
 
 def test_uninformative_predictions_are_independent_of_the_scores():

@@ -637,3 +637,17 @@ def test_pool_rows_computed_elsewhere_are_checked_against_the_profile(tmp_path):
     whole[whole.method != "pulse"].to_csv(path, index=False)
     with pytest.raises(ValueError, match="no rows of pulse"):
         E.load_pool_runs(cfg, pool, path)
+
+
+def test_lemma2_as_printed_is_exact_with_equal_sides_at_the_first_draw():
+    """Lemma 2's inequality as printed, computed exactly: at K = 1 the one-step variance over all n examples is the
+    variance of a one-draw mean, so both sides are (1 - rho^2) sigma^2 (an identity outside the checker's code); a
+    left side made larger than the right at one point is found."""
+    S, preds = T.theory_inputs(200, 3)
+    r = T.check_lemma2(S, "informative", 40, 60, pred=preds["informative"])
+    assert r["literal_k1"] == pytest.approx(1.0, abs=1e-9) and r["literal_within_bound"] == 1.0
+    star = T.one_model_runs(S, preds["informative"], 40, 60, "oracle", 1)
+    assert T.lemma2_as_printed(star, S)["within"] == 1.0
+    star["vz"][5, 0] *= 1e6  # one (step, run) point with a huge one-step variance
+    bad = T.lemma2_as_printed(star, S)
+    assert bad["within"] == pytest.approx(1 - 1 / star["vz"].size) and bad["worst"] > 1
