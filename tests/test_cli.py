@@ -118,6 +118,7 @@ def _prices(tmp_path, table, name="costs.json"):
     return p
 
 
+@pytest.mark.slow
 def test_simulate_reports_the_spend_of_every_repetition(npz, tmp_path):
     """--costs (issue 42, item 1), checked against what each result must cost for reasons outside the code: one price
     for every model makes spend = price x calls; the whole matrix scores every pair once, so spend = m x sum(prices)

@@ -14,7 +14,7 @@ from paperlib.lowrank import FitConfig, fit_factors, objective, refit_rows, refi
 from paperlib.lowrank.logistic import dense_refit_is_cheaper
 from paperlib.papers.pulse import theory as T
 from paperlib.policies import make_policy
-from paperlib.policies.pulse import PULSESync, DoublyRobust, ObservedMean, predictable_lambda
+from paperlib.policies.pulse import DoublyRobust, ObservedMean, PULSESync, predictable_lambda
 from paperlib.simulate import simulate
 from paperlib.stats import clopper_pearson
 
@@ -614,6 +614,7 @@ def test_figure1_is_logarithmic_and_marks_a_budget_never_reached():
     assert heights == [800, 1_500, 90_000, 120_000, 150_000]
 
 
+@pytest.mark.slow
 def test_pool_rows_computed_elsewhere_are_checked_against_the_profile(tmp_path):
     """A pool table from another machine (benchmarks/gpu_pulse_pools.py) is shown only if it is this profile's: a
     subset run gives each method the seed of the whole run (same rows), per-method run counts are honoured, and a

@@ -492,6 +492,7 @@ def test_the_first_ctrl_c_is_a_request_and_the_second_raises():
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@pytest.mark.slow
 def test_spend_from_prices_or_from_the_scorer_is_journaled_and_survives_a_resume(tmp_path):
     """Issue 42, item 1: with fixed prices every model's spend is its calls x its price (an identity outside the
     code); a scorer that reports each call's cost ({"score", "cost"}) is charged exactly what it reported, the

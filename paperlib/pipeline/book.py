@@ -55,6 +55,8 @@ CSS = """
 table.verdicts td,table.verdicts th{text-align:center}
 table.table td,table.table th{vertical-align:top;font-size:.85em;padding:.25em .45em}
 @media print{.claim-card{break-inside:avoid}}
+@page{margin:14mm 12mm 16mm 12mm;@bottom-center{content:"paperlib, page " counter(page) " of " counter(pages);
+font-size:9pt;color:#555}}
 """
 
 
@@ -677,7 +679,8 @@ def print_pdf(html: Path, pdf: Path) -> None:
     if exe is None:
         raise BookError("no Chromium to print the PDF (Debian package chromium); --pdf no builds the site alone")
     cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-           "--no-pdf-header-footer", "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
+           "--no-pdf-header-footer", "--generate-pdf-document-outline",  # bookmarks from the headings
+           "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
            f"--print-to-pdf={pdf}", html.as_uri()]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if r.returncode or not pdf.exists():

@@ -10,6 +10,7 @@ Uniform, ROBIN, ROBIN-HOOD (Saha et al. 2026).
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from .registry import JUDGE, MATRIX, METHODS, MethodSpec, Param, label, method_id, names, parse
 
@@ -25,6 +26,10 @@ _LAZY = {
     "UCBE": "ucbe",
     **dict.fromkeys(("LRF", "UCBELRF", "UCBELRFScoreOnly"), "ucbe_lrf"),
 }
+
+
+if TYPE_CHECKING:
+    from .base import Policy
 
 
 def __getattr__(name):

@@ -19,10 +19,10 @@ import torch
 
 from ..checks import check_delta, check_scalar
 from ..confseq import WoRMeanCS, certify
+from ..costs import check_costs
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
 from ..policies import METHODS, make_policy, parse, resolved_params
-from ..costs import check_costs
 from ..progress import progress_bar
 
 

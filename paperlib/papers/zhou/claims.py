@@ -223,7 +223,7 @@ def fig3_claims(table: pd.DataFrame, reach: pd.DataFrame, gaps: pd.Series | None
     claims.append(not_charged(claim_ndcg(table), NDCG_REASON))
     strict = None
     if STRICT_METRIC in set(table.metric):
-        from .experiments import NULL_SHUFFLES, reach_table
+        from .experiments import reach_table
         strict = reach_table(table, STRICT_METRIC, 1.0)
     claims.append(claim_uniform_needs_90pct(reach, grid_max, strict))
     if "alpacaeval2_clean" in order:
