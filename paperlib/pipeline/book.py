@@ -188,8 +188,14 @@ def shorten(text: str, limit: int = 240) -> str:
 
 
 def _title(c: Claim) -> str:
-    """A row's display title: its statement up to the first colon (titled rows open with where in the paper)."""
-    head = c.statement.split(": ", 1)[0]
+    """A row's display title: its statement up to the first colon outside parentheses (titled rows open with where
+    in the paper: "Non-binary scores (Sec. 5: extension ...): the statement")."""
+    depth, head = 0, c.statement
+    for i, ch in enumerate(c.statement):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and c.statement.startswith(": ", i):
+            head = c.statement[:i]
+            break
     return head if len(head) <= 90 else shorten(head, 90)
 
 

@@ -29,6 +29,10 @@ SEMI_SYNTHETIC_BIAS = ("; Bench 1/2 pools are semi-synthetic, drawn from the sam
                        "and Naive-Pooling fit, which favours both")
 
 
+#: Why a variance ratio above 1 at lambda* is not charged to the paper: it claims "no wider" only up to constants.
+NO_WIDER_NOT_CHARGED = ("the paper says no wider only up to the constants of the two concentration inequalities "
+                        "(its footnote), and our rule compares the variances against exactly 1, so a ratio a few "
+                        "percent above 1 is within what the statement allows")
 #: Why PULSE below UCB-E in our runs is not (yet) charged to the paper.
 ABOVE_NOT_CHARGED = ("our PULSE follows the authors' code on its five conventions and matched it on a held-out split, "
                      "but their code has not been run on these pools, so a fault of ours in the predictions' fit or the "
@@ -369,13 +373,14 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "untestable" if literal is None else "holds" if literal >= 1.0 else "fails")
     no_wider = titled(
         PAPER, f"pulse-lemma-2-ci-no-wider-at-lambda-star-{key(r['kind'])}-predictions",
-        f"After Lemma 2: CI no wider at lambda* ({r['kind']} predictions)",
+        f"After Lemma 2, CI no wider at lambda* ({r['kind']} predictions)",
         "Lemma 2 implies that PULSE's CI is no wider than the observation-only CI (up to the constants of the two "
         "concentration inequalities), here at lambda*",
         ev.replace("rule: fails if an interval lies above the limit", "at lambda*, against 1; rule: fails if an "
                    "interval lies above 1"),
         "Var ratio at lambda* (95% CI) vs 1: " + _curve_text(c, "ratio_star", "one"),
         within_limit(c.ratio_star_lo, c.ratio_star_hi, 1.0))
+    no_wider = not_charged(no_wider, NO_WIDER_NOT_CHARGED)
     hat = titled(
         PAPERLIB_SETTINGS, f"pulse-step-3-predictable-lambda-no-wider-{key(r['kind'])}-predictions",
         f"Step 3 predictable lambda no wider ({r['kind']} predictions)",
@@ -458,7 +463,7 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
                    "inconclusive")
         out.append(titled(
             PAPER, "pulse-step-3-lambda-near-zero-for-uninformative-predictions",
-            "Step 3: lambda near zero for uninformative predictions",
+            "Step 3, lambda near zero for uninformative predictions",
             "the predictable lambda of Step 3 is close to zero when the predictions are uninformative, so they are "
             "downweighted",
             f"[{'/'.join(sorted(set(un.data)))}] the runs of the Theorem 1 rows above with uninformative predictions "
