@@ -76,43 +76,42 @@ def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> V
     return Verdict.PARTLY if any(abs(d) > Z95 * e for d, e in pairs) else Verdict.INCONCLUSIVE
 
 
+def _fisher_pvalues(k1, n1, k2, n2) -> tuple[np.ndarray, np.ndarray]:
+    """Over the points where the two rates differ: Fisher's exact two-sided p-value and whether the first is higher
+    (scipy's :func:`~scipy.stats.fisher_exact`)."""
+    from scipy.stats import fisher_exact
+
+    pv, higher = [], []
+    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
+                            strict=True):
+        if a * nb != b * na:
+            pv.append(fisher_exact([[a, na - a], [b, nb - b]]).pvalue)
+            higher.append(a / na > b / nb)
+    return np.asarray(pv, float), np.asarray(higher, bool)
+
+
 def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
     """Per point, two success counts ``k1 / n1`` and ``k2 / n2`` compared by Fisher's exact two-sided test.
 
     Returns (points where the first is significantly higher, significantly lower, points where the two rates
-    differ at all), from scipy's :func:`~scipy.stats.fisher_exact`.
+    differ at all).
     """
-    from scipy.stats import fisher_exact
-
-    up = down = differ = 0
-    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
-                            strict=True):
-        if a * nb == b * na:
-            continue
-        differ += 1
-        if fisher_exact([[a, na - a], [b, nb - b]]).pvalue < alpha:
-            up, down = (up + 1, down) if a / na > b / nb else (up, down + 1)
-    return up, down, differ
+    pv, higher = _fisher_pvalues(k1, n1, k2, n2)
+    sig = pv < alpha
+    return int((sig & higher).sum()), int((sig & ~higher).sum()), int(pv.size)
 
 
 def fisher_holm(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int]:
     """(first significantly higher, significantly lower) over the points where the rates differ, Fisher's exact
     two-sided test with Holm's step-down correction for the family of points (statsmodels' ``multipletests``):
     a family-wise error rate of ``alpha`` where :func:`fisher_counts` holds each point at ``alpha``."""
-    from scipy.stats import fisher_exact
     from statsmodels.stats.multitest import multipletests
 
-    pv, sign = [], []
-    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
-                            strict=True):
-        if a * nb != b * na:
-            pv.append(fisher_exact([[a, na - a], [b, nb - b]]).pvalue)
-            sign.append(a / na > b / nb)
-    if not pv:
+    pv, higher = _fisher_pvalues(k1, n1, k2, n2)
+    if not pv.size:
         return 0, 0
     reject = multipletests(pv, alpha=alpha, method="holm")[0]
-    sign = np.asarray(sign)
-    return int((reject & sign).sum()), int((reject & ~sign).sum())
+    return int((reject & higher).sum()), int((reject & ~higher).sum())
 
 
 def _counts(table, a: str, b: str):

@@ -173,13 +173,16 @@ def _scored(value) -> tuple[object, str | None]:
             return None, f"output is neither a number nor a JSON object: {value[-100:]!r}"
     if not isinstance(value, dict) or "score" not in value:
         return None, f"a scorer's object needs a 'score' (and may give a 'cost'), got {str(value)[-100:]!r}"
+    from .costs import CostError, check_cost
+
     score, cost = value["score"], value.get("cost")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
         return None, f"score {score!r} is not a number in [0, 1]"
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost)
-                             or cost < 0):
-        return None, f"cost {cost!r} is not a finite number >= 0"
-    return (float(score), None if cost is None else float(cost)), None
+    try:
+        cost = None if cost is None else check_cost(cost, f"cost {cost!r}")
+    except CostError as exc:
+        return None, str(exc)
+    return (float(score), cost), None
 
 
 def stderr_tail(raw: bytes, lines: int = 3, chars: int = 600) -> str:
