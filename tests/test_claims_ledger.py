@@ -67,8 +67,8 @@ def test_a_notebook_and_its_fragment_print_the_ledgers_verdict(tmp_path):
     rows = [Claim("Some et al.", "a", "Statement A", "[real] runs; exact", "m", "fails"),
             Claim("paperlib (race)", "c", "Statement C", "[real] runs; exact", "m", "fails")]
     shown = what_we_measured(rows).data
-    assert "**inconclusive** — Statement A" in shown and "**fails** — Statement A" not in shown
-    assert "**fails** — Statement C" in shown  # our own rows keep their verdict
+    assert "**inconclusive** `a` — Statement A" in shown and "**fails** `a`" not in shown
+    assert "**fails** `c` — Statement C" in shown  # our own rows keep their verdict
     write(rows, tmp_path / "f.csv")
     assert [c.verdict for c in read(tmp_path / "f.csv")] == ["inconclusive", "fails"]
     merged = merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
@@ -77,30 +77,28 @@ def test_a_notebook_and_its_fragment_print_the_ledgers_verdict(tmp_path):
 
 def test_committed_notebooks_print_the_committed_ledgers_verdicts():
     """Every executed notebook committed under results/<profile>/notebooks/ shows, for each ledger row it names in
-    its "What we measured", the verdict of figures/<profile>/claims.csv (a notebook that printed a builder's verdict
-    the ledger overrules would fail here)."""
+    its "What we measured" (by its id), the verdict of figures/<profile>/claims.csv (a notebook that printed a
+    builder's verdict the ledger overrules would fail here)."""
     import csv
     import json
+    import re
 
     from paperlib import paths
 
+    line = re.compile(r"^- \*\*(\w+)\*\* `([a-z0-9-]+)` — ", re.M)
     checked, wrong = 0, []
     for profile in ("paper", "quick"):
         ledger = paths.ROOT / "figures" / profile / "claims.csv"
         if not ledger.exists():
             continue
-        rows = list(csv.DictReader(ledger.open()))
+        verdicts = {r["claim"]: r["verdict"] for r in csv.DictReader(ledger.open())}
         for nbf in sorted((paths.ROOT / "results" / profile / "notebooks").glob("*.ipynb")):
             cells = json.loads(nbf.read_text())["cells"]
             text = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in cells
                            for o in c.get("outputs", []))
-            for r in rows:
-                # the statement as what_we_measured writes it, with the verdict before it
-                at = text.find(f"** — {r['statement']}: ")
-                if at < 0:
-                    continue
-                verdict = text[text.rfind("**", 0, at - 1) + 2: at]
-                if verdict != r["verdict"]:
-                    wrong.append(f"{profile}/{nbf.name} prints {verdict!r} for {r['claim']}, the ledger {r['verdict']!r}")
+            for verdict, cid in line.findall(text):
+                if verdicts.get(cid) != verdict:
+                    wrong.append(f"{profile}/{nbf.name} prints {verdict!r} for {cid}, the ledger "
+                                 f"{verdicts.get(cid, 'has no such row')!r}")
                 checked += 1
     assert checked > 0 and not wrong, "\n".join(wrong)

@@ -93,7 +93,7 @@ def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
     claims = final(claims)
 
     lines = ["## What we measured", ""]
-    lines += [f"- **{c.verdict}** — {c.statement}: {c.measured}" for c in claims]
+    lines += [f"- **{c.verdict}** `{c.claim}` — {c.statement}: {c.measured}" for c in claims]
     lines += [f"- {n}" for n in notes]
     if len(lines) == 2:
         lines.append("- nothing: no claim was evaluated with these parameters")
