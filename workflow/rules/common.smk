@@ -12,6 +12,7 @@ from paperlib.data import available
 from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_pools
+from paperlib.papers.zhou.experiments import n_blocks
 from paperlib.papers.pulse.experiments import cv_pools, pool_names
 from paperlib.beyond.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
@@ -68,6 +69,7 @@ THREADS = 1
 PAPERMILL = "papermill --no-progress-bar -k python3"
 
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
+ZHOU_BLOCKS = list(range(n_blocks(paper_config(config, "zhou"))))
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
 RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
 RACE_SPLIT_DATASETS = split_datasets(config["race"])
@@ -95,6 +97,7 @@ def one_of(names):
 wildcard_constraints:
     dataset=one_of(sorted(set(DATASETS) | set(ABLATION_DATASETS) | set(RACE_DATASETS))),
     cell=one_of(ROBIN_CELLS),
+    block=r"\d+",
     pool=one_of(PULSE_POOLS),
 
 
@@ -127,7 +130,7 @@ def papermill(part, threads=False, progress=False, **fixed):
         values.update({f"out_{k}": v for k, v in output.items() if k != "nb"})
         values.update(dict(wildcards.items()))
         if progress:
-            values["progress_log"] = progress_log(output.nb)
+            values["progress_log"] = progress_log(output.nb if "nb" in output.keys() else output[0])
         if threads:
             values["threads"] = THREADS
         values.update(fixed)

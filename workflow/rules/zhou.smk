@@ -1,10 +1,33 @@
 # Zhou et al. 2025, On Speeding Up Language Model Evaluation: Figures 1, 3-6, Tables 2-3, Corollary 1.
 
 
+rule zhou_fig3_block:
+    """Figure 3, one block of repetitions (``zhou.rep_block`` per method) of the six algorithms on one dataset.
+    The executed notebook is a log: the small tables are what a later session resumes from."""
+    input:
+        nb="notebooks/zhou_fig3_block.ipynb",
+    output:
+        csv=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.csv",
+        settle=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.settle.csv",
+    log:
+        nb=f"{LOG}/zhou_fig3_block_{{dataset}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/zhou_fig3_block_{{dataset}}_b{{block}}.ipynb",
+        progress=f"{LOG}/{{dataset}}.b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("zhou", threads=True, progress=True),
+    resources:
+        **res("zhou_fig3_block"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+
+
 rule zhou_fig3_dataset:
-    """Figure 3, one column: six algorithms x every budget x every metric on one dataset."""
+    """Figure 3, one column: the blocks of one dataset pooled; its figure and table."""
     input:
         nb="notebooks/zhou_fig3_dataset.ipynb",
+        blocks=expand(rules.zhou_fig3_block.output.csv, block=ZHOU_BLOCKS, allow_missing=True),
+        block_settles=expand(rules.zhou_fig3_block.output.settle, block=ZHOU_BLOCKS, allow_missing=True),
     output:
         nb=f"{RES}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
@@ -12,10 +35,8 @@ rule zhou_fig3_dataset:
         fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
     log:
         nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
-        progress=f"{LOG}/zhou_fig3_dataset_{{dataset}}.progress.log",
-    threads: THREADS
     params:
-        nb=papermill("zhou", threads=True, progress=True),
+        nb=papermill("zhou"),
     resources:
         **res("zhou_fig3_dataset"),
     shell:

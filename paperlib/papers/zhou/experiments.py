@@ -28,30 +28,91 @@ def method_params(cfg: dict, method: str) -> dict:
     return spec.pick(cfg["params"].get(FAMILY_BLOCKS.get(spec.family, ""), {}))
 
 
-def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
-    """All configured methods on one dataset.
+#: seed offset between blocks of repetitions: block b of the i-th method is seeded ``seed + 1000 i + BLOCK_SEED_STRIDE b``,
+#: so block 0 keeps the method's seed (a profile without ``rep_block`` runs exactly as before blocks existed)
+BLOCK_SEED_STRIDE = 100_003
 
-    Returns (metrics table, per-repetition settling budgets for the main metric (:func:`settle_table`),
-    {method: SimResult}).
+
+def rep_blocks(cfg: dict, method: str) -> list[int]:
+    """Sizes of ``method``'s blocks of repetitions: ``reps[method]`` cut into blocks of ``rep_block`` (the last one
+    shorter); one block of every repetition when the profile sets no ``rep_block``."""
+    reps = int(cfg["reps"][method])
+    size = int(cfg.get("rep_block") or reps)
+    return [min(size, reps - start) for start in range(0, reps, size)]
+
+
+def n_blocks(cfg: dict) -> int:
+    """Blocks a dataset's runs take: the most of any method (:func:`rep_blocks`)."""
+    return max(len(rep_blocks(cfg, m)) for m in cfg["methods"])
+
+
+def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = True):
+    """Block ``block`` of every configured method's repetitions on one dataset (a method with fewer blocks is
+    skipped). A block's runs depend only on its seed (:data:`BLOCK_SEED_STRIDE`), so the blocks run in one job or in
+    many, in any order, give the same runs; :func:`combine_blocks` pools them.
+
+    Returns (metrics table with a ``block`` column, settling budgets with repetitions numbered across blocks).
     """
+    if not 0 <= int(block) < n_blocks(cfg):
+        raise ValueError(f"block must lie in [0, {n_blocks(cfg)}) for this profile, got {block}")
     mat = data.load(name)
     n, m = mat.shape
     budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
     sets = equivalence_sets(mat.scores)
-    tables, settles, results = [], [], {}
+    tables, settles = [], []
     for i, method in enumerate(cfg["methods"]):
-        res = simulate(method, mat, budgets, reps=int(cfg["reps"][method]), seed=cfg["seed"] + 1000 * i,
+        sizes = rep_blocks(cfg, method)
+        if block >= len(sizes):
+            continue
+        res = simulate(method, mat, budgets, reps=sizes[block], seed=cfg["seed"] + 1000 * i + BLOCK_SEED_STRIDE * block,
                        device=device, progress=progress, **method_params(cfg, method))
-        results[method] = res
         t = precision_table(res, mat.scores, sets)
-        t["wall_s"] = res.wall_s
-        t["reps"] = res.reps
+        t["wall_s"], t["reps"], t["block"] = res.wall_s, res.reps, block
         tables.append(t)
-        settles.append(settle_table(res, sets[MAIN_METRIC], n, m))
+        s = settle_table(res, sets[MAIN_METRIC], n, m)
+        s["rep"] += sum(sizes[:block])
+        settles.append(s)
     table = pd.concat(tables, ignore_index=True)
     table["H1"] = hardness_h1(mat.means)
     table["n"], table["m"] = n, m
-    return table, pd.concat(settles, ignore_index=True), results
+    return table, pd.concat(settles, ignore_index=True)
+
+
+def combine_blocks(tables, settles) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pool blocks of :func:`run_block` into one table as if their repetitions had been tabulated together.
+
+    Each block's (mean, standard error, count) gives back its sum and sum of squares (``se`` is the standard error
+    with ddof = 1, as :func:`paperlib.metrics.precision_table` writes it), so the pooled mean and standard error are
+    those of the concatenated repetitions; ``wall_s`` (each block's time for the method) is summed. Refuses a block listed twice.
+    """
+    t = pd.concat(list(tables), ignore_index=True)
+    keys = ["method", "dataset", "kind", "budget", "budget_frac", "metric"]
+    if "block" in t and t.duplicated(keys + ["block"]).any():
+        raise ValueError("a block of repetitions is listed twice")
+    r = t["reps"].astype(float)
+    var = np.where(r > 1, (t["se"].fillna(0.0) ** 2) * r, 0.0)  # each block's variance (ddof = 1)
+    t = t.assign(_s=t["value"] * r, _q=(r - 1) * var + r * t["value"] ** 2)
+    g = t.groupby(keys, sort=False)
+    out = g.agg(_s=("_s", "sum"), _q=("_q", "sum"), reps=("reps", "sum"), wall_s=("wall_s", "sum"),
+                H1=("H1", "first"), n=("n", "first"), m=("m", "first")).reset_index()
+    n_ = out["reps"].astype(float)
+    out["value"] = out["_s"] / n_
+    pooled = np.where(n_ > 1, (out["_q"] - n_ * out["value"] ** 2) / np.maximum(n_ - 1, 1), np.nan)
+    out["se"] = np.sqrt(np.clip(pooled, 0.0, None) / n_)
+    cols = keys + ["value", "se", "wall_s", "reps", "H1", "n", "m"]
+    settle = pd.concat(list(settles), ignore_index=True).sort_values(["method", "rep"], kind="stable", ignore_index=True)
+    if settle.duplicated(["method", "rep"]).any():
+        raise ValueError("a repetition appears in two blocks")
+    return out[cols], settle
+
+
+def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
+    """All configured methods on one dataset: every block of :func:`run_block`, pooled by :func:`combine_blocks`.
+
+    Returns (metrics table, per-repetition settling budgets for the main metric (:func:`settle_table`)).
+    """
+    parts = [run_block(cfg, name, b, device=device, progress=progress) for b in range(n_blocks(cfg))]
+    return combine_blocks([p[0] for p in parts], [p[1] for p in parts])
 
 
 #: Sec. 4.6's time comparison: UCB-E-LRF at b = 2 against b = 32, refitted after every batch as in the paper

@@ -1,0 +1,89 @@
+"""Figure 3's blocks of repetitions (``zhou.rep_block``): sizes, seeds, and pooling.
+
+Independent references: the pooled table is compared with :func:`paperlib.metrics.precision_table` applied to the
+concatenated repetitions (a direct mean and ddof-1 standard error, not the pooling formula); a profile without
+``rep_block`` must reproduce a plain ``simulate`` call with the seed the experiments have always used.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paperlib import data
+from paperlib.metrics import equivalence_sets, precision_table, settle_table
+from paperlib.papers.zhou import experiments as E
+from paperlib.simulate import budgets_from_fracs, simulate
+from paperlib.simulate.identification_run import SimResult
+
+
+def cfg(**over):
+    c = {"seed": 3, "methods": ["ucbe", "row-mean"], "reps": {"ucbe": 7, "row-mean": 3},
+         "budget_fracs": [0.1, 0.3, 0.6], "params": {"ucbe": {"a": 1.0, "batch_size": 4}, "lrf_common": {}}}
+    c.update(over)
+    return c
+
+
+def test_block_sizes_cover_every_repetition_once():
+    assert E.rep_blocks(cfg(), "ucbe") == [7]  # no rep_block: one block
+    assert E.rep_blocks(cfg(rep_block=3), "ucbe") == [3, 3, 1]
+    assert E.rep_blocks(cfg(rep_block=3), "row-mean") == [3]
+    assert E.n_blocks(cfg(rep_block=3)) == 3
+    with pytest.raises(ValueError, match="block must lie"):
+        E.run_block(cfg(rep_block=3), "synth_tiny", 3, device="cpu", progress=False)
+
+
+def test_without_rep_block_the_runs_are_the_historical_ones():
+    mat = data.load("synth_tiny")
+    table, settle = E.run_dataset(cfg(), "synth_tiny", device="cpu", progress=False)
+    budgets = budgets_from_fracs(cfg()["budget_fracs"], *mat.shape)
+    # the i-th method has always been seeded seed + 1000 i
+    res = simulate("row-mean", mat, budgets, reps=3, seed=3 + 1000, device="cpu", progress=False)
+    direct = precision_table(res, mat.scores)
+    got = table[table.method == "row-mean"].reset_index(drop=True)
+    np.testing.assert_allclose(got.value, direct.value)
+    np.testing.assert_allclose(got.se, direct.se, equal_nan=True)
+    assert (got.reps == 3).all()
+
+
+def test_blocks_are_deterministic_and_order_free():
+    c = cfg(rep_block=3)
+    a = E.run_block(c, "synth_tiny", 1, device="cpu", progress=False)[0]
+    E.run_block(c, "synth_tiny", 0, device="cpu", progress=False)
+    b = E.run_block(c, "synth_tiny", 1, device="cpu", progress=False)[0]
+    pd.testing.assert_frame_equal(a.drop(columns="wall_s"), b.drop(columns="wall_s"))
+
+
+def _concat(results):
+    first = results[0]
+    return SimResult(method=first.method, dataset=first.dataset, kind=first.kind, budgets=first.budgets,
+                     estimates=np.concatenate([r.estimates for r in results], axis=1),
+                     best=np.concatenate([r.best for r in results], axis=1), true_means=first.true_means,
+                     wall_s=0.0, seed=0, device="cpu")
+
+
+def test_pooled_blocks_equal_the_table_of_all_repetitions():
+    mat = data.load("synth_tiny")
+    sets = equivalence_sets(mat.scores)
+    n, m = mat.shape
+    budgets = budgets_from_fracs([0.05, 0.2, 0.5], n, m)
+    # blocks of 1, 4 and 2 repetitions (a block of one has no standard error of its own)
+    runs = [simulate("ucbe", mat, budgets, reps=r, seed=s, device="cpu", progress=False, batch_size=2)
+            for r, s in [(1, 11), (4, 12), (2, 13)]]
+    tables, settles, start = [], [], 0
+    for b, res in enumerate(runs):
+        t = precision_table(res, mat.scores, sets)
+        t["wall_s"], t["reps"], t["block"], t["H1"], t["n"], t["m"] = 1.0, res.reps, b, 0.0, n, m
+        s = settle_table(res, sets[E.MAIN_METRIC], n, m)
+        s["rep"] += start
+        start += res.reps
+        tables.append(t)
+        settles.append(s)
+    pooled, settle = E.combine_blocks(tables, settles)
+    whole = _concat(runs)
+    direct = precision_table(whole, mat.scores, sets)
+    np.testing.assert_allclose(pooled.value, direct.value, atol=1e-12)
+    np.testing.assert_allclose(pooled.se, direct.se, atol=1e-12)
+    assert (pooled.reps == 7).all() and (pooled.wall_s == 3.0).all()
+    pd.testing.assert_series_equal(settle.settle_frac, settle_table(whole, sets[E.MAIN_METRIC], n, m).settle_frac)
+    with pytest.raises(ValueError, match="listed twice"):
+        E.combine_blocks(tables + tables[:1], settles)
