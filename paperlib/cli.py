@@ -464,12 +464,20 @@ def _search_parser(sub):
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
     p.add_argument("--method", default="auto", choices=_StudyMethods(), metavar="METHOD",
                    help="policy (default auto: lucb, aimed at the certificate, when stopping at one; ucbe with "
-                        "--top-k > 1 or --stop budget); one of the methods that draw each model's examples uniformly, "
-                        "which the intervals need: lucb, lucb-pd, ucbe, ucbe-sync, ucbe-batch, row-mean, "
-                        "filled-subset (an unknown name is refused with the list)")
+                        "--top-k > 1 or --stop budget; lucb-cheap with --objective cheapest); one of the methods that "
+                        "draw each model's examples uniformly, which the intervals need: lucb, lucb-pd, lucb-cheap, "
+                        "ucbe, ucbe-sync, ucbe-batch, row-mean, filled-subset (an unknown name is refused with the "
+                        "list)")
     p.add_argument("--epsilon", type=float, default=0.0,
                    help="certify a model within epsilon of the best (default 0: the best); near-tied models then stop "
                         "early")
+    p.add_argument("--objective", choices=["best", "cheapest"], default="best",
+                   help="best (default): the best model (within --epsilon); cheapest: the cheapest model within "
+                        "--epsilon of the best, certified, such that no cheaper model is within epsilon - gamma of it "
+                        "(needs --costs and --epsilon > 0; runs lucb-cheap)")
+    p.add_argument("--gamma", type=float, default=None,
+                   help="with --objective cheapest: no cheaper model is within epsilon - gamma of the best (default "
+                        "epsilon / 2)")
     p.add_argument("--stop", choices=["certified", "budget"], default="certified",
                    help="stop once certified (default) or spend the whole budget")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -518,7 +526,10 @@ def cmd_search(args) -> int:
 
         costs = load_costs(args.costs)
         read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
-    method = resolve_auto(args.method, args.stop, args.top_k)
+    method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective)
+    from .study import check_objective
+
+    check_objective(args.objective, method, args.epsilon, args.gamma, costs)  # before any call
     if method != args.method:
         print(f"auto: running {method}", file=sys.stderr)
     try:
@@ -527,12 +538,13 @@ def cmd_search(args) -> int:
                          workers=args.workers,
                          retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
                          log_every=args.log_every, stop=args.stop, progress=not args.quiet, barrier=args.barrier,
-                         costs=costs)
+                         costs=costs, objective=args.objective, gamma=args.gamma)
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130
     args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
-    print(f"best: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
+    what = "cheapest good" if out.get("objective") == "cheapest" else "best"
+    print(f"{what}: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")
           + (f"; spend {out['spend']:.4g}" if out.get("spend") is not None else "")
           + f"; result in {args.json}")

@@ -196,12 +196,14 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
                progress: bool = True, backoff: float = 0.1, log_every: float = 5.0, barrier: bool = False,
-               costs: dict | None = None) -> dict:
+               costs: dict | None = None, objective: str = "best", gamma: float | None = None) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
 
     ``costs`` (``{model: price per call}``) prices every scored call (a scorer may report each call's cost instead:
     ``{"score": s, "cost": c}``); the result then has ``spend`` and ``spend_per_model``, and a resume with other
-    prices is refused.
+    prices is refused. ``objective="cheapest"`` (with ``costs`` and ``epsilon > 0``, method ``lucb-cheap``)
+    certifies the cheapest model within epsilon of the best instead (:class:`paperlib.study.Study`); a resume with
+    another objective is refused.
 
     A new journal asks ahead (no batch barrier) when the method can and ``barrier`` is False; a resumed one keeps
     the mode it was recorded in.
@@ -218,16 +220,20 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         raise ValueError(f"--stop must be 'certified' or 'budget', got {stop!r}")
     if not 1 <= top_k < len(models):
         raise ValueError(f"--top-k must lie in [1, {len(models) - 1}], got {top_k}")
+    if objective != "best" and top_k > 1:
+        raise ValueError("--top-k certifies the k best models; it does not combine with --objective cheapest")
     params = {"batch_size": batch_size or workers}
     started = time.time()
     journal = Path(journal)
     meta = scorer.identity()
     if journal.exists():  # --workers is concurrency only: the batch is the journal's
+        extra = {} if gamma is None else {"gamma": gamma}
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
-                             epsilon=epsilon, budget=budget, meta=meta, costs=costs)
+                             epsilon=epsilon, budget=budget, meta=meta, costs=costs, objective=objective, **extra)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
-                      meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, costs=costs, **params)
+                      meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, costs=costs,
+                      objective=objective, gamma=gamma, **params)
 
     if study.asynchronous:
         try:
@@ -425,14 +431,21 @@ class _LogLines:
         lead = s.best()
         lo, hi = s.intervals()[lead]
         print(f"search: {s.calls}/{s.budget} calls, leader {lead} [{lo:.3f}, {hi:.3f}]"
-              + (" certified" if s.certified else ""), file=sys.stderr, flush=True)
+              + (" certified" if s.certified else "") + _spent(s), file=sys.stderr, flush=True)
         self.last = time.monotonic()
+
+
+def _spent(study: Study) -> str:
+    """``, spend X`` when prices or scorer costs are known (the spend so far, this run and the journal's), else ``""``."""
+    spend = study.spend_per_model
+    return "" if spend is None else f", spend {sum(spend.values()):.4g}"
 
 
 def _describe(bar, study: Study) -> None:
     lead = study.best()
     lo, hi = study.intervals()[lead]
-    bar.set_postfix_str(f"leader {lead} [{lo:.3f}, {hi:.3f}]" + (" certified" if study.certified else ""))
+    bar.set_postfix_str(f"leader {lead} [{lo:.3f}, {hi:.3f}]" + (" certified" if study.certified else "")
+                        + _spent(study))
 
 
 def _iso(t: float) -> str:
@@ -458,6 +471,8 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
         out.update(top_k=top, top_k_certified=ok)
         done = ok
     out["calls_saved"] = n * m - study.paid if done else None
+    if study.objective != "best":
+        out.update(objective=study.objective, gamma=study.gamma, price=study.costs[study.models.index(out["best"])])
     spend = study.spend_per_model
     if spend is not None:  # prices given, or costs reported by the scorer
         out.update(spend=sum(spend.values()), spend_per_model=spend, calls_without_cost=study.calls_without_cost)
@@ -470,7 +485,8 @@ def result(study: Study, top_k: int, journal: Path, started: float | None = None
 def search(models, examples, score, journal, *, json_out=None, method: str = "auto", budget: int | None = None,
            delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
            max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
-           backoff: float = 0.1, barrier: bool = False, costs: dict | None = None) -> dict:
+           backoff: float = 0.1, barrier: bool = False, costs: dict | None = None, objective: str = "best",
+           gamma: float | None = None) -> dict:
     """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
 
     Parameters
@@ -495,6 +511,10 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
         As the command's flags (``python -m paperlib search --help``).
     costs : dict, optional
         ``{model: price per call}``; the result then reports ``spend`` and ``spend_per_model``.
+    objective : {"best", "cheapest"}
+        ``cheapest`` (needs ``costs`` and ``epsilon > 0``): certify the cheapest model within ``epsilon`` of the best,
+        such that no cheaper model is within ``epsilon - gamma`` (``gamma`` default ``epsilon / 2``); ``best`` is then
+        that model and the result adds ``objective``, ``gamma`` and its ``price``.
 
     Returns
     -------
@@ -514,25 +534,27 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     scorer = Scorer(score, timeout) if isinstance(score, str) else CallableScorer(score)
     if json_out is not None:
         json_out = check_output_path(json_out, "json_out", inputs=[journal])
-    method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k)
+    method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k, objective=objective)
     out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
                      top_k=top_k,
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
-                     progress=progress, backoff=backoff, barrier=barrier, costs=costs)
+                     progress=progress, backoff=backoff, barrier=barrier, costs=costs, objective=objective, gamma=gamma)
     if json_out is not None:
         Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
     return out
 
 
-def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True) -> str:
+def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True, objective: str = "best") -> str:
     """What ``auto`` means: a fixed-confidence run (stop at a certificate) uses ``lucb``, the rule aimed at the
     certificate that needed the fewest calls on every real matrix of ``benchmarks/bench_certify.py`` (fewer than
     ``lucb-pd`` and UCB-E; ``benchmarks/RESULTS.md``) (a top-k certificate, which it does not target, uses ``ucbe``); a fixed-budget simulation uses SySRs
     (``auto``'s policy, the race's recommendation), and a live search with ``--stop budget`` uses ``ucbe`` (a live
     study must be anytime, so that a resume may raise the budget; SySRs plans its phases from the budget). Other
-    methods are returned as they are."""
+    methods are returned as they are. With ``objective="cheapest"``, ``auto`` is ``lucb-cheap``, the one rule for it."""
     if method != "auto":
         return method
+    if objective == "cheapest":
+        return "lucb-cheap"
     if stop == "certified":
         return "lucb" if top_k == 1 else "ucbe"
     return "ucbe" if live else "auto"

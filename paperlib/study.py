@@ -56,6 +56,37 @@ STUDY_METHODS = tuple(n for n, s in METHODS.items() if s.kind == MATRIX and s.an
                       and not s.takes_factors and not s.random_estimate)
 
 
+#: what a header without the key meant (journals written before the key existed)
+_HEADER_DEFAULTS = {"objective": "best", "epsilon": 0.0, "gamma": None}
+
+OBJECTIVES = ("best", "cheapest")
+
+
+def check_objective(objective, method: str, epsilon: float, gamma, costs) -> tuple[str, float | None]:
+    """``objective`` and its method, ``epsilon``, ``gamma`` and prices checked together, before any call; returns
+    (objective, gamma) with gamma resolved (epsilon / 2 by default for ``cheapest``, None for ``best``)."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if objective == "best":
+        if method == "lucb-cheap":
+            raise ValueError("method lucb-cheap certifies the cheapest good model: use objective='cheapest' "
+                             "(--objective cheapest)")
+        if gamma is not None:
+            raise ValueError("gamma (--gamma) applies only to objective='cheapest'")
+        return objective, None
+    if method != "lucb-cheap":
+        raise ValueError(f"objective='cheapest' runs method lucb-cheap (or auto), not {method}")
+    if costs is None:
+        raise ValueError("objective='cheapest' needs the price of a call to each model (costs, --costs FILE): the "
+                         "rule orders the models by price before the first call")
+    if not epsilon > 0:
+        raise ValueError("objective='cheapest' needs epsilon > 0 (--epsilon): how far below the best a good model may "
+                         "be")
+    gamma = epsilon / 2 if gamma is None else check_scalar(gamma, "gamma", float, low=0.0, high=epsilon,
+                                                           closed="right")
+    return objective, float(gamma)
+
+
 class JournalError(ValueError):
     """A journal that cannot be replayed: the message names the file and line."""
 
@@ -124,6 +155,12 @@ class Study:
     asynchronous : bool or None
         Ask ahead of the scores (:meth:`ask_ahead`, :meth:`record_score`) instead of one request at a time
         (:meth:`ask`, :meth:`tell`); ``None``: when the method can (``Policy.supports_ahead``).
+    objective : {"best", "cheapest"}
+        ``best`` (default): find the best model (within ``epsilon``). ``cheapest``: certify the cheapest model within
+        ``epsilon`` of the best such that no cheaper model is within ``epsilon - gamma`` of it
+        (:class:`paperlib.policies.cheapest.CheapestGood`, method ``lucb-cheap``); needs ``costs`` and ``epsilon > 0``.
+    gamma : float, optional
+        With ``objective="cheapest"``: the slack of the cheapness guarantee (default ``epsilon / 2``).
     costs : dict, optional
         ``{model: price per call}``: every scored call's cost is journaled (a scorer may instead report the cost of
         each call, :meth:`record_score`'s ``cost``), and :attr:`spend_per_model` adds them up; recorded in the
@@ -134,7 +171,8 @@ class Study:
 
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
                  journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, epsilon: float = 0.0,
-                 asynchronous: bool | None = False, costs: dict | None = None, **params):
+                 asynchronous: bool | None = False, costs: dict | None = None, objective: str = "best",
+                 gamma: float | None = None, **params):
         models = [str(x) for x in models]
         examples = list(examples)
         if len(set(models)) != len(models):
@@ -143,6 +181,7 @@ class Study:
             raise ValueError(f"need at least 2 models and 1 example (got {len(models)} and {len(examples)})")
         delta = check_delta(delta)
         epsilon = check_scalar(epsilon, "epsilon", float, low=0.0, high=1.0, closed="left")
+        objective, gamma = check_objective(objective, method, epsilon, gamma, costs)
         policy_params = dict(params)
         if method in METHODS and hasattr(METHODS[method].cls, "certificate"):  # its own (paired) certificate
             policy_params = {"delta": delta, "epsilon": epsilon, **params}
@@ -153,6 +192,9 @@ class Study:
             from .costs import read_costs_table
 
             self.costs = read_costs_table(costs, models).tolist()
+        if objective == "cheapest":
+            policy_params.update(costs=self.costs, gamma=gamma)
+        self.objective, self.gamma = objective, gamma
         self._spend = [0.0] * n
         self._costed = self._uncosted = 0
         self.models, self.examples = models, examples
@@ -191,6 +233,8 @@ class Study:
                             meta=dict(meta or {}))
         if self.costs is not None:
             self._header["costs"] = self.costs
+        if objective != "best":
+            self._header.update(objective=objective, gamma=gamma)
         if self.asynchronous:
             self._header["asynchronous"] = True
         if journal is not None:
@@ -266,7 +310,7 @@ class Study:
                 raise JournalError(f"{path}:1: costs={given!r} differ from the journal's costs={header.get('costs')!r}; "
                                    "the recorded spend was priced with the other one (use a new --json or --journal)")
         for key, value in overrides.items():
-            recorded = header.get(key, header["params"].get(key))
+            recorded = header.get(key, header["params"].get(key, _HEADER_DEFAULTS.get(key)))
             if recorded != value:
                 raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's {key}={recorded!r}; a "
                                    "different set-up needs a new journal (another --json or --journal)")
@@ -294,6 +338,7 @@ class Study:
                         epsilon=header.get("epsilon", 0.0), asynchronous=bool(header.get("asynchronous", False)),
                         costs=(None if header.get("costs") is None else dict(zip(header["models"], header["costs"],
                                                                                    strict=True))),
+                        objective=header.get("objective", "best"), gamma=header.get("gamma"),
                         **header["params"])
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None

@@ -12,7 +12,13 @@ from paperlib.policies import make_policy
 from paperlib.policies.base import BudgetExhaustedError, PolicyError
 from paperlib.study import JournalError, Study
 
-AHEAD = ["lucb", "lucb-pd", "ucbe", "ucbe-sync"]
+AHEAD = ["lucb", "lucb-pd", "lucb-cheap", "ucbe", "ucbe-sync"]
+
+
+def make(method, n, m, budget, **kw):
+    """make_policy, with prices for the rule that needs them (the dearest model first)."""
+    prices = {"costs": np.linspace(1.0, 0.1, n), "epsilon": 0.1} if method == "lucb-cheap" else {}
+    return make_policy(method, n, m, budget, **prices, **kw)
 
 
 def binary_matrix(n=6, m=40, seed=0):
@@ -27,8 +33,8 @@ def test_told_at_once_ahead_is_the_same_run_as_ask_tell(method):
     """With every pair told before the next ask, nothing is outstanding and the asked counts are the told ones, so
     ask_ahead / tell_ahead must choose the very pairs ask / tell chooses (binary scores: exact sums either way)."""
     S = torch.tensor(binary_matrix())
-    a = make_policy(method, 6, 40, 150, reps=1, seed=3, device="cpu", batch_size=3)
-    b = make_policy(method, 6, 40, 150, reps=1, seed=3, device="cpu", batch_size=3)
+    a = make(method, 6, 40, 150, reps=1, seed=3, device="cpu", batch_size=3)
+    b = make(method, 6, 40, 150, reps=1, seed=3, device="cpu", batch_size=3)
     while not a.done:
         ra, rb = a.ask(), b.ask_ahead()
         assert torch.equal(ra.rows, rb.rows) and torch.equal(ra.cols, rb.cols)
@@ -43,7 +49,7 @@ def test_ahead_with_scores_in_any_order_asks_every_pair_once(method):
     matrix is asked exactly once, the budget is spent exactly, and asking past it is refused."""
     n, m = 5, 12
     S = binary_matrix(n, m, seed=1)
-    pol = make_policy(method, n, m, n * m, reps=1, seed=0, device="cpu", batch_size=4)
+    pol = make(method, n, m, n * m, reps=1, seed=0, device="cpu", batch_size=4)
     rnd = random.Random(0)
     asked, waiting, told = [], [], {i: [] for i in range(n)}
     queue = {i: [] for i in range(n)}

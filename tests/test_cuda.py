@@ -12,7 +12,7 @@ import torch
 from scipy.stats import fisher_exact
 
 from paperlib.data import ScoreMatrix
-from paperlib.policies import JUDGE, MATRIX, make_policy, names
+from paperlib.policies import JUDGE, MATRIX, METHODS, make_policy, names
 from paperlib.simulate import run_judge, simulate
 from paperlib.simulate.judges import synthetic_judge
 
@@ -40,6 +40,8 @@ def _params(method, v):
         p |= {"v": v, "refit_every": 20}
     if method in LRF:
         p |= {"ensemble": 8}
+    if METHODS[method].needs_costs:
+        p |= {"costs": np.linspace(1.0, 0.1, 12), "epsilon": 0.1}
     return p
 
 

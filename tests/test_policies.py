@@ -37,7 +37,8 @@ def _batch_shapes_picks(method):
 
 def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
     n, m = scores.shape
-    pol = make_policy(method, n, m, budget, reps=reps, seed=seed, device="cpu", **{**_params(method), **kw})
+    prices = {"costs": np.linspace(0.1, 1.0, n)[::-1].copy()} if METHODS[method].needs_costs else {}
+    pol = make_policy(method, n, m, budget, reps=reps, seed=seed, device="cpu", **{**_params(method), **prices, **kw})
     s = torch.tensor(np.asarray(scores))
     pairs = []
     while not pol.done:

@@ -70,7 +70,8 @@ class MethodSpec:
     takes_factors : accepts ``v=`` (needed or not)
 
     The capabilities that the class itself defines are read from it: :attr:`anytime`,
-    :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`, :attr:`needs_variances`.
+    :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`, :attr:`needs_variances`,
+    :attr:`needs_costs`.
     """
 
     name: str
@@ -114,6 +115,11 @@ class MethodSpec:
         return bool(getattr(self.cls, "needs_variances", False))
 
     @property
+    def needs_costs(self) -> bool:
+        """Needs the price of a call to each model (``costs=``): its rule depends on them."""
+        return bool(getattr(self.cls, "needs_costs", False))
+
+    @property
     def needs_scale(self) -> bool:
         """Needs the judge's score range (``scale=(lo, hi)``)."""
         return bool(getattr(self.cls, "needs_scale", False))
@@ -136,7 +142,8 @@ class MethodSpec:
         by_name = {p.name: p for p in self.params}
         out = {}
         for key, value in params.items():
-            if (key == "v" and self.takes_factors) or (key == "scale" and self.needs_scale):
+            if ((key == "v" and self.takes_factors) or (key == "scale" and self.needs_scale)
+                    or (key == "costs" and self.needs_costs)):
                 out[key] = value
                 continue
             if key not in by_name:
@@ -247,6 +254,14 @@ _LUCB_UNPAIRED = (
     _batch(1),
 )
 _BASELINE_BATCH = (_batch(1024, affects_result=False),)
+_CHEAPEST = (
+    Param("delta", float, 0.05, "confidence of the certificate (each model's sequence at delta / n)", low=0.0,
+          high=1.0, closed="neither"),
+    Param("epsilon", float, 0.05, "the answer is within epsilon of the best", low=0.0, high=1.0, closed="right"),
+    Param("gamma", float, None, "no cheaper model is within epsilon - gamma of the best (default epsilon / 2)",
+          parse=lambda v, name: None if v is None else check_scalar(v, name, float, low=0.0, high=1.0, closed="right")),
+    _batch(1),
+)
 
 _SPECS = [
     MethodSpec("ucbe", "ucbe:UCBE", MATRIX, "UCB-E", "UCB-E (Zhou et al. 2025, Alg. 1; Audibert et al. 2010)", "ucbe",
@@ -289,6 +304,9 @@ _SPECS = [
     MethodSpec("lucb", "lucb:LUCB", MATRIX, "LUCB (per-model intervals)",
                "LUCB with one interval per model (Kalyanakrishnan et al. 2012): the unpaired baseline of lucb-pd",
                "certificate", _LUCB_UNPAIRED, ("epsilon",), lambda p: f"LUCB, eps={float(p['epsilon']):g}"),
+    MethodSpec("lucb-cheap", "cheapest:CheapestGood", MATRIX, "cheapest good model (ours)",
+               "certify the cheapest model within epsilon of the best, given each model's price per call (ours)",
+               "certificate", _CHEAPEST, ("epsilon",), lambda p: f"cheapest good, eps={float(p['epsilon']):g} (ours)"),
     MethodSpec("auto", "sysrs:Auto", MATRIX, "auto (SySRs)",
                "the recommended method for a fixed budget (today SySRs; evidence in its docstring and the race)",
                "baseline", _SYNC_BATCH, takes_factors=True),

@@ -197,7 +197,8 @@ def simulate(
         unless ``params`` sets them, and its certificate is the one reported.
     costs : sequence of n floats, optional
         The price of one call to each row (:func:`paperlib.costs.check_costs`); then ``spend`` reports what each
-        repetition paid by each checkpoint. The runs are the same with or without prices.
+        repetition paid by each checkpoint. The runs are the same with or without prices, except for a method whose
+        rule reads them (``lucb-cheap``, which needs them).
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
@@ -216,6 +217,10 @@ def simulate(
     own = hasattr(METHODS[parse(method)[0]].cls, "certificate")
     if own and delta is not None:
         params = {"delta": delta, "epsilon": epsilon, **params}
+    if METHODS[parse(method)[0]].needs_costs:  # its rule reads the prices (lucb-cheap)
+        if costs is None:
+            raise ValueError(f"{method} needs costs: the price of a call to each model")
+        params = {"costs": costs, **params}
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
         return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
                                    costs)

@@ -1,0 +1,118 @@
+"""The cheapest good model, certified (issue 42): spend and correctness on the shared real matrices under drawn prices.
+
+For each matrix and price draw (prices log-uniform over 0.1-10 per call, the best model's price moved into the dearest
+third or the cheapest third, ``--seeds`` draws of each): ``lucb-cheap`` (``simulate --stop certified``, epsilon, gamma =
+epsilon / 2) against
+
+* **full**: every model on every example (the spend every column is a fraction of);
+* **lucb-best**: certify the best model with ``lucb`` (epsilon = 0) and take it (right only when the best is also no
+  dearer than the cheapest epsilon/2-good model);
+* **oracle**: :func:`paperlib.beyond.search.cheapest.oracle_cheapest_spend`, an allocation that knows the means;
+
+with each method's wrong answers (not epsilon-good, or dearer than the cheapest epsilon/2-good model; exact
+Clopper-Pearson 95% upper bound on the rate) and, for certifying the best, ``lucb``'s calls against T*(mu) log((n-1) /
+delta) and T*(mu) kl(delta, 1 - delta) (Gaussian, each model's variance, sampling with replacement), as shares of n m.
+
+    PAPERLIB_DATA=... python benchmarks/bench_cheapest.py --reps 20 [--only sysrs_math] [--csv out.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from paperlib.beyond.search.cheapest import (  # noqa: E402
+    acceptable, gaussian_characteristic_time, kl_bernoulli, oracle_cheapest_spend)
+from paperlib.data import available, load  # noqa: E402
+from paperlib.pipeline.config import load_config  # noqa: E402
+from paperlib.simulate import simulate  # noqa: E402
+from paperlib.stats import clopper_pearson  # noqa: E402
+
+
+def draw_prices(mu: np.ndarray, seed: int, best_in: str) -> np.ndarray:
+    """n prices log-uniform over [0.1, 10], shuffled, then the best model's swapped with a random price of the dearest
+    (``best_in="dear"``) or cheapest (``"cheap"``) third."""
+    rng = np.random.default_rng(seed)
+    n = len(mu)
+    c = np.exp(rng.uniform(math.log(0.1), math.log(10.0), n))
+    b = int(np.argmax(mu))
+    ranks = np.argsort(np.argsort(c))
+    third = np.flatnonzero(ranks >= n - n // 3) if best_in == "dear" else np.flatnonzero(ranks < max(1, n // 3))
+    j = int(rng.choice(third))
+    c[b], c[j] = c[j], c[b]
+    return c
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=20, help="runs of lucb-cheap per price draw")
+    ap.add_argument("--lucb-reps", type=int, default=5, help="runs of lucb (certify the best) per price draw")
+    ap.add_argument("--seeds", type=int, default=2, help="price draws per placement of the best model")
+    ap.add_argument("--delta", type=float, default=0.05)
+    ap.add_argument("--epsilon", type=float, default=0.05)
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--only", nargs="*", help="matrices (default: the paper race's real matrices)")
+    ap.add_argument("--csv", type=Path)
+    args = ap.parse_args(argv)
+    names = args.only or load_config("paper")["race"]["datasets"]
+    log_union = None
+    rows = []
+    print(f"{'matrix':22s} {'n':>4s} {'m':>5s} {'best':>5s} {'seed':>4s} {'cheap':>7s} {'wrong':>5s} {'<=':>5s} "
+          f"{'oracle':>7s} {'lucb':>7s} {'right':>5s} {'calls':>6s} {'T*log':>6s} {'T*kl':>6s} {'s':>5s}")
+    for name in names:
+        if not available(name):
+            print(f"{name:22s} (data absent)")
+            continue
+        mat = load(name)
+        S = np.asarray(mat.scores, dtype=np.float64)
+        n, m = S.shape
+        mu = S.mean(1)
+        tstar = gaussian_characteristic_time(S)
+        log_union = math.log((n - 1) / args.delta)
+        for best_in in ("dear", "cheap"):
+            for seed in range(args.seeds):
+                t0 = time.time()
+                c = draw_prices(mu, 1000 * seed + (best_in == "cheap"), best_in)
+                full = float(c.sum()) * m
+                ok = acceptable(mu, c, args.epsilon)
+                r = simulate("lucb-cheap", mat, [n * m], reps=args.reps, seed=seed, delta=args.delta,
+                             stop="certified", epsilon=args.epsilon, costs=c, progress=False,
+                             batch_size=args.batch_size)
+                wrong = int((~ok[r.best[-1]]).sum())
+                orc, _ = oracle_cheapest_spend(S, c, args.delta, args.epsilon)
+                lb = simulate("lucb", mat, [n * m], reps=args.lucb_reps, seed=seed, delta=args.delta,
+                              stop="certified", costs=c, progress=False, batch_size=args.batch_size)
+                row = dict(matrix=name, n=n, m=m, best_in=best_in, seed=seed,
+                           cheap_spend=float(np.median(r.spend[-1])) / full, cheap_wrong=wrong,
+                           cheap_wrong_hi=clopper_pearson(wrong, args.reps)[1], cheap_certified=float(r.certified[-1].mean()),
+                           oracle_spend=orc / full, lucb_spend=float(np.median(lb.spend[-1])) / full,
+                           lucb_right=float(ok[lb.best[-1]].mean()), lucb_calls=float(np.median(lb.calls)) / (n * m),
+                           tstar_union=tstar * log_union / (n * m),
+                           tstar_kl=tstar * kl_bernoulli(args.delta, 1 - args.delta) / (n * m),
+                           seconds=time.time() - t0)
+                rows.append(row)
+                print(f"{name:22s} {n:4d} {m:5d} {best_in:>5s} {seed:4d} {row['cheap_spend']:7.3f} {wrong:5d} "
+                      f"{row['cheap_wrong_hi']:5.2f} {row['oracle_spend']:7.3f} {row['lucb_spend']:7.3f} "
+                      f"{row['lucb_right']:5.2f} {row['lucb_calls']:6.3f} {row['tstar_union']:6.3f} "
+                      f"{row['tstar_kl']:6.3f} {row['seconds']:5.0f}", flush=True)
+    if rows:
+        import pandas as pd
+
+        df = pd.DataFrame(rows)
+        print(f"\nlucb-cheap: median spend {df.cheap_spend.median():.3f} of full evaluation (max {df.cheap_spend.max():.3f}); "
+              f"wrong in {df.cheap_wrong.sum()} of {len(df) * args.reps} runs; oracle median {df.oracle_spend.median():.3f}; "
+              f"lucb-best median spend {df.lucb_spend.median():.3f}, right in {df.lucb_right.mean():.2f} of its runs")
+        if args.csv:
+            df.to_csv(args.csv, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The cheapest good model (issue 42): the certificate's logic on hand-set intervals, its error rate against delta,
+the yardsticks, and the objective through Study, search and the command line.
+
+Expected values come from the definitions (module docstring of paperlib.policies.cheapest) and closed forms, never
+from the code's own output.
+"""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from paperlib.beyond.search.cheapest import acceptable, gaussian_characteristic_time, oracle_cheapest_spend
+from paperlib.data.matrix import ScoreMatrix
+from paperlib.policies import make_policy
+from paperlib.simulate import simulate
+from paperlib.stats import clopper_pearson
+
+
+def policy_with(lower, upper, costs, epsilon=0.1, gamma=None):
+    p = make_policy("lucb-cheap", len(costs), 100, 300, reps=1, seed=0, device="cpu", costs=costs, epsilon=epsilon,
+                    gamma=gamma)
+    p.cs.lower = torch.tensor([lower], dtype=torch.float64)
+    p.cs.upper = torch.tensor([upper], dtype=torch.float64)
+    p.counts += 1
+    return p
+
+
+def test_certificate_follows_its_definition_on_hand_set_intervals():
+    # prices: model 2 cheapest, then 0, then 1 (the best); epsilon 0.1, gamma 0.05
+    costs = [1.0, 5.0, 0.1]
+    # model 2: U = 0.70 < L* - 0.05 = 0.80 - 0.05 -> ruled out; model 0: L = 0.75 >= U* - 0.1 = 0.85 - 0.1 -> in
+    p = policy_with([0.75, 0.80, 0.60], [0.78, 0.85, 0.70], costs)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 0 and bool(ok[0])
+    # model 2's upper bound 0.76 >= 0.75: not ruled out, and L = 0.60 < 0.75: not ruled in -> not certified
+    p = policy_with([0.75, 0.80, 0.60], [0.78, 0.85, 0.76], costs)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 2 and not bool(ok[0])
+    # the best is the only candidate left and its own interval is narrow enough: L_1 = 0.80 >= 0.85 - 0.1
+    p = policy_with([0.10, 0.80, 0.10], [0.20, 0.85, 0.20], costs)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 1 and bool(ok[0])
+    # a wider gamma rules out more (a weaker cheapness guarantee): with gamma = epsilon the threshold is L* = 0.80
+    # itself, model 0's U = 0.78 falls below it, and the answer moves on to model 1 (L = 0.80 >= 0.85 - 0.1)
+    p = policy_with([0.75, 0.80, 0.60], [0.78, 0.85, 0.70], costs, gamma=0.1)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 1 and bool(ok[0])
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match=r"epsilon must lie in \(0, 1\]"):
+        make_policy("lucb-cheap", 3, 10, 30, costs=[1, 2, 3], epsilon=0.0)
+    with pytest.raises(ValueError, match="price"):
+        make_policy("lucb-cheap", 3, 10, 30, epsilon=0.1)
+    with pytest.raises(ValueError, match="gamma"):
+        make_policy("lucb-cheap", 3, 10, 30, costs=[1, 2, 3], epsilon=0.1, gamma=0.2)
+    with pytest.raises(ValueError):
+        make_policy("lucb-cheap", 3, 10, 30, costs=[1, float("nan"), 3], epsilon=0.1)
+
+
+def test_acceptable_answers_by_hand():
+    mu = [0.90, 0.86, 0.80, 0.88]
+    c = [10.0, 1.0, 0.1, 2.0]
+    # epsilon 0.05: good = {0, 1, 3}; epsilon/2-good (>= 0.875) = {0, 3}, the cheapest of them costs 2.0
+    assert acceptable(mu, c, 0.05).tolist() == [False, True, False, True]
+
+
+def test_characteristic_time_of_two_equal_variance_arms():
+    # two arms, variance s2 each, gap D: N_b = N_j = 4 s2 / D^2 minimises the sum, T* = 8 s2 / D^2
+    x = np.array([[1.0, 0.0] * 50, [1.0, 0.0] * 40 + [0.0] * 20])
+    mu, var = x.mean(1), x.var(1)
+    # unequal variances here; check the closed form on the constraint instead: at the optimum it binds for j
+    t = gaussian_characteristic_time(x)
+    d = mu[0] - mu[1]
+    # lower bound: any split N_b + N_j = t must satisfy d^2 / (2 (v_b / N_b + v_j / N_j)) >= 1; the best split is
+    # N_b / N_j = sqrt(v_b / v_j), giving t = 2 (sqrt(v_b) + sqrt(v_j))^2 / d^2
+    assert t == pytest.approx(2 * (math.sqrt(var[0]) + math.sqrt(var[1])) ** 2 / d**2, rel=1e-6)
+
+
+def test_oracle_names_an_acceptable_answer_and_spends_less_than_full():
+    rng = np.random.default_rng(0)
+    means = np.array([0.9, 0.88, 0.6, 0.5, 0.3])
+    S = (rng.random((5, 2000)) < means[:, None]).astype(float)
+    c = np.array([10.0, 1.0, 0.5, 0.2, 0.1])
+    spend, a = oracle_cheapest_spend(S, c, 0.05, 0.05)
+    assert acceptable(S.mean(1), c, 0.05)[a] and spend < c.sum() * 2000
+
+
+def _matrix(seed=0, m=400):
+    rng = np.random.default_rng(seed)
+    means = np.array([0.85, 0.82, 0.78, 0.70, 0.60, 0.50])
+    scores = (rng.random((6, m)) < means[:, None]).astype(np.float32)
+    return ScoreMatrix(scores=scores, row_ids=None, col_ids=None, name="cheap-test", kind="synthetic")
+
+
+@pytest.mark.slow
+def test_wrong_answers_at_most_delta_and_cheaper_than_full_evaluation():
+    """200 runs at delta = 0.1 on a hard matrix (a cheap model 0.055 below the best, just outside epsilon = 0.05,
+    the dear second model the answer): the rate of answers that are not epsilon-good or are dearer than the cheapest
+    epsilon/2-good model stays below delta (exact 95% lower bound under 0.1), every run certifies, and the median
+    run stops before evaluating every model fully."""
+    mat = _matrix()
+    n, m = mat.shape
+    costs = np.array([8.0, 4.0, 0.3, 0.2, 0.5, 0.1])
+    eps = 0.05
+    r = simulate("lucb-cheap", mat, [n * m], reps=200, seed=1, device="cpu", progress=False, delta=0.1,
+                 stop="certified", epsilon=eps, costs=costs, batch_size=4)
+    ok = acceptable(mat.means, costs, eps)
+    wrong = int((~ok[r.best[-1]]).sum())
+    assert clopper_pearson(wrong, 200)[0] < 0.1
+    assert r.certified[-1].mean() == 1.0
+    assert np.median(r.spend[-1]) < costs.sum() * m
+
+
+def test_study_search_and_command_line(tmp_path):
+    import paperlib
+    from paperlib.study import JournalError, Study
+
+    mat = _matrix(m=200)
+    models = [f"m{i}" for i in range(6)]
+    prices = dict(zip(models, [8.0, 4.0, 0.3, 0.2, 0.5, 0.1], strict=True))
+    examples = [{"id": j} for j in range(200)]
+
+    def score(model, example):
+        return float(mat.scores[int(model[1:]), example["id"]])
+
+    out = paperlib.search(models, examples, score, tmp_path / "j.jsonl", objective="cheapest", epsilon=0.1,
+                          costs=prices, workers=2)
+    assert out["method"] == "lucb-cheap" and out["objective"] == "cheapest" and out["gamma"] == 0.05
+    assert out["price"] == prices[out["best"]]
+    header = json.loads((tmp_path / "j.jsonl").read_text().splitlines()[0])
+    assert header["objective"] == "cheapest" and header["gamma"] == 0.05
+    with pytest.raises(JournalError, match="objective"):
+        paperlib.search(models, examples, score, tmp_path / "j.jsonl", method="lucb-cheap", epsilon=0.1, costs=prices,
+                        workers=2)
+    with pytest.raises(ValueError, match="price"):
+        Study(models, examples, method="lucb-cheap", objective="cheapest", epsilon=0.1)
+    with pytest.raises(ValueError, match="epsilon > 0"):
+        Study(models, examples, method="lucb-cheap", objective="cheapest", costs=prices)
+    with pytest.raises(ValueError, match="runs method lucb-cheap"):
+        Study(models, examples, method="lucb", objective="cheapest", epsilon=0.1, costs=prices)
+    with pytest.raises(ValueError, match="objective='cheapest'"):
+        Study(models, examples, method="lucb-cheap", epsilon=0.1, costs=prices)
+
+    (tmp_path / "models.txt").write_text("\n".join(models) + "\n")
+    (tmp_path / "examples.txt").write_text("\n".join(json.dumps(e) for e in examples) + "\n")
+    r = subprocess.run([sys.executable, "-m", "paperlib", "search", "--models", str(tmp_path / "models.txt"),
+                        "--examples", str(tmp_path / "examples.txt"), "--scorer", "true", "--json",
+                        str(tmp_path / "o.json"), "--objective", "cheapest", "--epsilon", "0.1", "--quiet"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--costs" in r.stderr and not (tmp_path / "o.journal.jsonl").exists()
