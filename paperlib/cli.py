@@ -119,6 +119,10 @@ def _key_values(items) -> dict:
     return out
 
 
+#: method parameters that a command's own flag sets (``simulate`` and ``search`` hand them to the method too)
+OWN_FLAGS = {"delta": "--delta", "epsilon": "--epsilon"}
+
+
 def method_params(args, spec, budget: int | None = None, flags=FLAG_PARAMS) -> dict:
     """The method parameters a command line sets: its common flags and ``--param``, each checked against the method's
     declared parameters (a flag the method does not take is refused, never ignored)."""
@@ -133,6 +137,9 @@ def method_params(args, spec, budget: int | None = None, flags=FLAG_PARAMS) -> d
     for key, value in _key_values(getattr(args, "param", [])).items():
         if key in given:
             raise ValueError(f"--param {key} repeats {source[key]}; give it once")
+        if key in OWN_FLAGS and hasattr(args, key):  # the command's own flag sets it, once
+            raise ValueError(f"--param {key}: set {key} with {OWN_FLAGS[key]} (the command's flag, which also sets "
+                             "the certificate's)")
         given[key], source[key] = value, f"--param {key}"
     takes = spec.param_names()
     for key in given:
@@ -513,7 +520,9 @@ def cmd_search(args) -> int:
     )
 
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
-    check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal))
+    scorer_files = [Path(t) for t in Scorer(args.scorer, args.timeout).identity()["scorer_files_sha256"]]
+    check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal, args.costs, *scorer_files))
+    check_output_path(journal, "--journal", inputs=(args.models, args.examples, args.costs, *scorer_files))
     check_delta(args.delta, "--delta")
     check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
     check_scalar(args.backoff, "--backoff", float, low=0.0)

@@ -532,8 +532,10 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     if not examples:
         raise ValueError("no examples")
     scorer = Scorer(score, timeout) if isinstance(score, str) else CallableScorer(score)
+    scorer_files = [Path(t) for t in scorer.identity().get("scorer_files_sha256", {})]
     if json_out is not None:
-        json_out = check_output_path(json_out, "json_out", inputs=[journal])
+        json_out = check_output_path(json_out, "json_out", inputs=[journal, *scorer_files])
+    check_output_path(journal, "journal", inputs=scorer_files)
     method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k, objective=objective)
     out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
                      top_k=top_k,

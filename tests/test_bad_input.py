@@ -152,3 +152,75 @@ def test_datasets_reports_a_checksum_mismatch(tmp_path, monkeypatch, capsys):
     assert main(["datasets"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(name + " "))
     assert "checksum mismatch" in line
+
+
+# ---------------------------------------------------------------------------------------------- issue 43
+
+
+@pytest.mark.parametrize("key", ["delta", "epsilon"])
+def test_a_parameter_the_command_sets_itself_is_refused_as_a_param(npz, tmp_path, capsys, key):
+    """``--param delta=...`` beside the command's own --delta (which also sets the certificate's) was a traceback
+    ("multiple values for keyword argument"): one clear line naming the flag to use instead."""
+    rc = main(["simulate", "--method", "lucb", "--scores", str(npz), "--budget-frac", "1", "--quiet", "--delta", "0.1",
+               "--param", f"{key}=0.2", "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"set {key} with --{key}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_truncated_gzip_sample_log_is_an_error_not_a_traceback(tmp_path):
+    import gzip
+
+    from paperlib.data.harness import HarnessLogError, read_lm_eval_samples
+
+    lines = "".join(json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": i % 2}) + "\n"
+                    for i in range(200)).encode()
+    whole = gzip.compress(lines)
+    f = tmp_path / "samples_t_2024.jsonl.gz"
+    f.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(HarnessLogError, match="truncated or damaged gzip"):
+        read_lm_eval_samples(f)
+
+
+def test_search_never_writes_its_result_or_journal_over_the_scorer(tmp_path, capsys):
+    """The result JSON or the journal naming the scorer script would replace the script after the calls were paid:
+    refused before the first call, the script intact."""
+    import sys
+
+    (tmp_path / "models.txt").write_text("a\nb\n")
+    (tmp_path / "examples.txt").write_text("1\n2\n")
+    script = tmp_path / "score.py"
+    script.write_text("print(0.5)\n")
+    base = ["search", "--models", str(tmp_path / "models.txt"), "--examples", str(tmp_path / "examples.txt"),
+            "--scorer", f"{sys.executable} {script}", "--quiet"]
+    assert main(base + ["--json", str(script)]) == 2
+    assert main(base + ["--json", str(tmp_path / "o.json"), "--journal", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("is also an input of this run") == 2
+    assert script.read_text() == "print(0.5)\n" and not (tmp_path / "o.json").exists()
+
+
+def test_workflow_settings_refuse_nan_infinity_a_huge_seed_and_a_borrowed_profile_name():
+    """Nested --config values are read as YAML (``.nan`` is a number) and JSON Schema's range checks pass NaN: one
+    check refuses every non-finite number; a seed torch cannot take is refused at load; a quick run labelled paper
+    would write quick-scale numbers into figures/paper."""
+    import copy
+
+    from paperlib.pipeline.config import ConfigError, load_config, validate
+
+    quick = load_config("quick")
+    bad = copy.deepcopy(quick)
+    bad["zhou"]["budget_fracs"] = [float("nan")]
+    with pytest.raises(ConfigError, match=r"zhou.budget_fracs\[0\]: nan is not a finite number"):
+        validate(bad)
+    bad = copy.deepcopy(quick)
+    bad["search"]["delta"] = float("inf")
+    with pytest.raises(ConfigError, match="search.delta: inf"):
+        validate(bad)
+    bad = copy.deepcopy(quick)
+    bad["seed"] = 2**64
+    with pytest.raises(ConfigError, match="seed must lie in"):
+        validate(bad)
+    borrowed = copy.deepcopy(quick)
+    borrowed["profile"] = borrowed["scale"] = "paper"
+    with pytest.raises(ConfigError, match="differ from paperlib/config/paper.yaml at"):
+        validate(borrowed)

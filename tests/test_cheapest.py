@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 import torch
 
-from paperlib.beyond.search.cheapest import acceptable, gaussian_characteristic_time, oracle_cheapest_spend
+from paperlib.beyond.search.cheapest import (
+    acceptable,
+    gaussian_characteristic_time,
+    oracle_cheapest_spend,
+)
 from paperlib.data.matrix import ScoreMatrix
 from paperlib.policies import make_policy
 from paperlib.simulate import simulate

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -58,17 +59,23 @@ def read_lm_eval_samples(path, task: str | None = None, metric: str | None = Non
     f = _samples_file(Path(path), task)
     opener = gzip.open if f.suffix == ".gz" else open
     rows = []
-    with opener(f, "rt", encoding="utf-8") as fh:
-        for no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise HarnessLogError(f"{f}:{no}: not JSON ({exc.msg})") from None
-            if not isinstance(rec, dict) or "doc_id" not in rec:
-                raise HarnessLogError(f"{f}:{no}: no doc_id; is this an lm-eval samples file?")
-            rows.append((no, rec))
+    try:
+        with opener(f, "rt", encoding="utf-8") as fh:
+            for no, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise HarnessLogError(f"{f}:{no}: not JSON ({exc.msg})") from None
+                if not isinstance(rec, dict) or "doc_id" not in rec:
+                    raise HarnessLogError(f"{f}:{no}: no doc_id; is this an lm-eval samples file?")
+                rows.append((no, rec))
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a download or copy cut short
+        raise HarnessLogError(f"{f}: truncated or damaged gzip file after {len(rows)} samples ({exc}); copy it "
+                              "again") from None
+    except UnicodeDecodeError as exc:
+        raise HarnessLogError(f"{f}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not rows:
         raise HarnessLogError(f"{f}: no samples")
     filters = sorted({str(r.get("filter", "none")) for _, r in rows})

@@ -13,6 +13,7 @@ Validation has two stages, both naming the offending key:
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,9 +69,63 @@ def _increasing(fr, key: str, end_at_one: bool = False) -> None:
         raise ConfigError(f"config: {key} must end at 1.0 (the full budget), got {fr}")
 
 
+#: the largest seed a profile may set: torch's generators take seeds below 2**64, and a run adds offsets to it
+#: (a method's index x 1000, a block's x 100,003, a job's)
+MAX_SEED = 2**62
+
+
+def _finite_numbers(value, key: str = "config") -> None:
+    """Refuse NaN and infinity anywhere in the settings: JSON Schema's range checks pass NaN (every comparison with
+    it is false), and a ``--config`` value is read as YAML, where ``.nan`` and ``.inf`` are numbers."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{key}: {value} is not a finite number")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _finite_numbers(v, f"{key}.{k}" if key != "config" else f"config: {k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _finite_numbers(v, f"{key}[{i}]")
+
+
+def _first_difference(a, b, key: str):
+    """The first key path at which two settings differ (None when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                return f"{key}.{k}"
+            d = _first_difference(a[k], b[k], f"{key}.{k}")
+            if d:
+                return d
+        return None
+    return None if a == b else key
+
+
+def _shipped_settings(cfg: dict) -> None:
+    """A run named after a shipped profile (smoke, quick, paper) writes that profile's committed results, so its
+    settings must be that profile's: every paper's block and the seed as the shipped file has them (device,
+    resources and the run description may differ). The label alone (``--config profile=paper scale=paper``) does not
+    make a quick run a paper one."""
+    name = cfg.get("profile")
+    if name not in SCALES:
+        return
+    shipped = yaml.safe_load((paths.CONFIG_DIR / f"{name}.yaml").read_text())
+    for key in ("seed", *PAPERS):
+        diff = _first_difference(cfg.get(key), shipped.get(key), key)
+        if diff:
+            raise ConfigError(
+                f"config: profile '{name}' writes figures/{name} and results/{name}, but these settings differ from "
+                f"paperlib/config/{name}.yaml at {diff}; they would overwrite the {name} results with other numbers. "
+                f"Name the run something else (e.g. --config profile={name}_custom)")
+
+
 def check_semantics(cfg: dict) -> None:
     """What the schema cannot check; each error names its key."""
     from ..data.registry import registry
+
+    _finite_numbers(cfg)
+    if not isinstance(cfg.get("seed"), bool) and isinstance(cfg.get("seed"), int) and not 0 <= cfg["seed"] <= MAX_SEED:
+        raise ConfigError(f"config: seed must lie in [0, 2**62], got {cfg['seed']} (torch's generators take seeds below "
+                          "2**64, and the runs add offsets to it)")
 
     if cfg["profile"] in SCALES and cfg["profile"] != cfg["scale"]:
         raise ConfigError(
@@ -113,6 +168,7 @@ def check_semantics(cfg: dict) -> None:
         if pool not in declared:
             raise ConfigError(f"config: pulse.theory.bandit.pools: '{pool}' is not a pool of this profile "
                               f"(choose from {sorted(declared)})")
+    _shipped_settings(cfg)
 
 
 def load_config(path_or_name: str | Path) -> dict:
@@ -149,5 +205,6 @@ def check_paper_config(pc: dict, paper: str) -> dict:
     pc = dict(pc)
     seed = pc.pop("seed", full["seed"])
     full[paper], full["seed"] = pc, seed
+    full["profile"] = "slice"  # one paper's block in the smoke profile: not the shipped smoke settings, nor meant to be
     validate(full)
     return {**pc, "seed": seed}
