@@ -167,10 +167,31 @@ class WoRMeanCS:
 
     def update(self, rows: torch.Tensor, scores: torch.Tensor, sparse: bool = False) -> None:
         """Absorb (R, k) draws. ``sparse``: refresh only the streams the draws touched (the others' intervals cannot
-        change; worth it when a batch touches few of many streams, as the pair sequences of ``lucb-pd``)."""
+        change; worth it when a batch touches few of many streams, as the pair sequences of ``lucb-pd``).
+
+        What does not depend on the kind (each draw's index in its stream, the sums before it, its deviation) is
+        computed once and shared by the two parts of ``kind="both"``; a batch of one draw per repetition skips the
+        within-batch bookkeeping (nothing earlier in the batch)."""
+        rows = rows.long()
+        x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
+        parts = self._parts or [self]
+        src = parts[0]  # every part has absorbed the same draws
+        single = rows.shape[1] == 1
+        r = self._reps[:, None].expand_as(rows)
+        if single:
+            i = src.count[r, rows] + 1
+            prev = src.sum[r, rows]
+        else:
+            n_before, s_before = _earlier_in_batch(rows, x)
+            i = src.count[r, rows] + n_before + 1
+            prev = src.sum[r, rows] + s_before
+        if bool((i > self.population).any()):
+            raise ValueError("a stream received more draws than its population size")
+        e = _own_deviation(x, prev, i)
+        q_prev = src.dev_sq[r, rows] if single else src.dev_sq[r, rows] + _earlier_in_batch(rows, e)[1]
+        for part in parts:
+            part._absorb(r, rows, x, i, prev, e, q_prev, sparse)
         if self._parts:
-            for part in self._parts:
-                part.update(rows, scores, sparse)
             if sparse:
                 r, c = self._touched(rows)
                 self.lower[r, c] = torch.maximum(self._parts[0].lower[r, c], self._parts[1].lower[r, c])
@@ -178,17 +199,9 @@ class WoRMeanCS:
             else:
                 self.lower = torch.maximum(self._parts[0].lower, self._parts[1].lower)
                 self.upper = torch.minimum(self._parts[0].upper, self._parts[1].upper)
-            return
-        rows = rows.long()
-        x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
-        n_before, s_before = _earlier_in_batch(rows, x)
-        r = self._reps[:, None].expand_as(rows)
-        i = self.count[r, rows] + n_before + 1
-        if bool((i > self.population).any()):
-            raise ValueError("a stream received more draws than its population size")
-        prev = self.sum[r, rows] + s_before
-        e = _own_deviation(x, prev, i)
-        q_prev = self.dev_sq[r, rows] + _earlier_in_batch(rows, e)[1]
+
+    def _absorb(self, r, rows, x, i, prev, e, q_prev, sparse: bool) -> None:
+        """One kind's sums after a batch whose shared quantities :meth:`update` computed."""
         lam, pen = _bet_and_penalty(self.kind, i, self.delta, x, prev, q_prev)
         left = self.population - i + 1
         self.centre.index_put_((r, rows), lam * (x + prev / left), accumulate=True)

@@ -113,6 +113,25 @@ class _EstimatorCS:
         return self.policy.cs_upper
 
 
+class _SharedCS:
+    """The policy's own without-replacement sequence at the tracker's level, read instead of a second copy that would
+    absorb the same draws (the policy updates it in ``tell``)."""
+
+    def __init__(self, cs: WoRMeanCS):
+        self.cs = cs
+
+    def update(self, rows, scores) -> None:
+        """Nothing to do: the policy updated its sequence in ``tell``."""
+
+    @property
+    def lower(self):
+        return self.cs.lower
+
+    @property
+    def upper(self):
+        return self.cs.upper
+
+
 def interval_tracker(policy, delta_row: float):
     """Per-row anytime-valid intervals at level ``delta_row`` for a fresh policy: PULSE's doubly robust sequence
     where the policy has one (:meth:`paperlib.policies.pulse.PULSE.track_intervals`), else the
@@ -120,6 +139,10 @@ def interval_tracker(policy, delta_row: float):
     if getattr(policy, "dr_intervals", False):
         policy.track_intervals(delta_row)
         return _EstimatorCS(policy)
+    own = getattr(policy, "cs", None)
+    if (isinstance(own, WoRMeanCS) and own.delta == delta_row and own.population == policy.m and own.kind == "both"
+            and own.lower.shape == (policy.reps, policy.n)):
+        return _SharedCS(own)  # the policy keeps this very sequence on the same draws (lucb, lucb-cheap)
     if not policy.uniform_within_row:
         raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {policy.name} does not "
                          "(its intervals would not be valid)")
