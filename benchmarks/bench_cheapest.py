@@ -29,7 +29,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from paperlib.beyond.search.cheapest import (  # noqa: E402
-    acceptable, gaussian_characteristic_time, kl_bernoulli, oracle_cheapest_spend)
+    acceptable,
+    gaussian_characteristic_time,
+    kl_bernoulli,
+    oracle_cheapest_spend,
+)
 from paperlib.data import available, load  # noqa: E402
 from paperlib.pipeline.config import load_config  # noqa: E402
 from paperlib.simulate import simulate  # noqa: E402

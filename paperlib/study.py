@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import socket
 from collections import deque
@@ -85,6 +86,13 @@ def check_objective(objective, method: str, epsilon: float, gamma, costs) -> tup
     gamma = epsilon / 2 if gamma is None else check_scalar(gamma, "gamma", float, low=0.0, high=epsilon,
                                                            closed="right")
     return objective, float(gamma)
+
+
+def _check_index(pairs: Pairs, index) -> int:
+    """A pair's index in its request: a plain integer in range (not a bool, not 1.0, which would hash as 1)."""
+    if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < len(pairs):
+        raise ValueError(f"pair index {index!r} out of range for a request of {len(pairs)} pairs (an integer)")
+    return int(index)
 
 
 class JournalError(ValueError):
@@ -205,6 +213,8 @@ class Study:
             raise ValueError(f"method {method} is not supported by Study; use one of {', '.join(STUDY_METHODS)} (their "
                              "intervals are valid and their estimates draw no random numbers, so a journal replays)")
         self.budget = self.policy.budget
+        if asynchronous is not None and not isinstance(asynchronous, bool):
+            raise ValueError(f"asynchronous must be True, False or None (as the method allows), got {asynchronous!r}")
         if asynchronous is None:
             asynchronous = bool(self.policy.supports_ahead)
         if asynchronous and not self.policy.supports_ahead:
@@ -558,11 +568,18 @@ class Study:
         self._append(dict(type="tell", request=pairs.request, scores=scores))
 
     def _check_pending(self, pairs: Pairs, index) -> int:
-        if self._pending is None or pairs.request != self._pending[0].request:
-            raise PendingRequestError(f"request {pairs.request} is not pending")
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(pairs):
-            raise ValueError(f"pair index {index!r} out of range for a request of {len(pairs)} pairs")
-        return index
+        if self._pending is None or pairs != self._pending[0]:
+            raise PendingRequestError(f"request {getattr(pairs, 'request', pairs)!r} is not this study's pending "
+                                      "request")
+        return _check_index(pairs, index)
+
+    def _check_asked(self, pairs: Pairs, index) -> int:
+        """Asked ahead: ``pairs`` must be one of this study's open requests (not another study's with the same
+        number), ``index`` a plain integer in range."""
+        if not isinstance(pairs, Pairs) or self._open.get(pairs.request) != pairs:
+            raise PendingRequestError(f"request {getattr(pairs, 'request', pairs)!r} is not one of this study's open "
+                                      "requests (already scored, or asked by another study)")
+        return _check_index(pairs, index)
 
     def missing(self, pairs: Pairs) -> list[int]:
         """Indices of the pending request's pairs that have no score yet."""
@@ -572,8 +589,9 @@ class Study:
         """Record one pair's score as soon as it is known; the request is told once every pair has one (asked
         ahead: each pair is told once the model's earlier pairs are). ``cost``: what the call cost, when the scorer
         knows it (else the model's price in ``costs``, if any); journaled with the score."""
-        if not self.asynchronous:
-            index = self._check_pending(pairs, index)
+        index = self._check_asked(pairs, index) if self.asynchronous else self._check_pending(pairs, index)
+        if isinstance(score, (bool, str, bytes)) or not isinstance(score, numbers.Real):
+            raise ValueError(f"score of pair {index} must be a real number in [0, 1], got {score!r}")
         score = float(score)
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"score {score} of pair {index} is not in [0, 1]")
@@ -597,6 +615,7 @@ class Study:
     def record_failure(self, pairs: Pairs, index: int, error: str) -> None:
         """Record a failed attempt at one pair (never as a score); the pair stays to do."""
         if self.asynchronous:
+            index = self._check_asked(pairs, index)
             if (pairs.request, index) not in self._unscored:
                 raise PendingRequestError(f"pair {index} of request {pairs.request} is not waiting for a score")
         else:

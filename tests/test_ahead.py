@@ -109,11 +109,11 @@ def test_study_ahead_refuses_what_it_cannot_do():
     with pytest.raises(PolicyError):
         s.ask()
     req = s.ask_ahead(limit=1)
-    with pytest.raises(PolicyError, match="not waiting"):
-        s.record_score(req, 1, 0.5)  # no such pair
+    with pytest.raises(ValueError, match="out of range"):
+        s.record_score(req, 1, 0.5)  # no such pair (as the synchronous path says it)
     s.record_score(req, 0, 1.0)
-    with pytest.raises(PolicyError, match="not waiting"):
-        s.record_score(req, 0, 1.0)  # scored twice
+    with pytest.raises(PolicyError, match="already scored"):
+        s.record_score(req, 0, 1.0)  # scored twice: the request is no longer open
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         s.record_score(s.ask_ahead(limit=1), 0, 1.5)
     plain = make_policy("lucb", 2, 3, 6, reps=1, seed=0, device="cpu")

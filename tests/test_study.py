@@ -237,3 +237,31 @@ def test_a_damaged_header_is_refused_naming_the_line(tmp_path):
     path.write_text(json.dumps({k: v for k, v in header.items() if k != "seed"}) + "\n")
     with pytest.raises(JournalError, match=r"j.jsonl:1: the header lacks seed"):
         Study.resume(path, examples=EXAMPLES)
+
+
+def test_the_asynchronous_study_checks_types_and_ownership_as_the_synchronous_one():
+    """Issue 43, class 6: an index True or 1.0 (which hash as 1), a score for another study's request with the same
+    number, a score that is a bool or a string, and asynchronous='no' were accepted; each is refused, and nothing
+    is journaled or told."""
+    import pytest
+
+    from paperlib.policies.base import PendingRequestError
+
+    models, examples = ["a", "b", "c"], list(range(30))
+    a = Study(models, examples, method="lucb", asynchronous=True, seed=1, batch_size=2)
+    b = Study(models, examples, method="lucb", asynchronous=True, seed=2, batch_size=2)
+    ra, rb = a.ask_ahead(), b.ask_ahead()
+    assert ra.request == rb.request == 0 and ra != rb  # same number, other pairs
+    for bad in (True, 1.0, "1", -1, len(ra)):
+        with pytest.raises(ValueError, match="pair index"):
+            a.record_score(ra, bad, 0.5)
+    with pytest.raises(PendingRequestError, match="another study"):
+        a.record_score(rb, 0, 0.5)
+    for bad in (True, "0.5", None):
+        with pytest.raises(ValueError, match="real number"):
+            a.record_score(ra, 0, bad)
+    with pytest.raises(ValueError, match="asynchronous must be True, False or None"):
+        Study(models, examples, method="lucb", asynchronous="no")
+    assert a.calls == 0 and [(p, t) for p, t in a.outstanding()] == [(ra, 0), (ra, 1)]
+    a.record_score(ra, 0, 0.25)
+    assert a.calls == 1
