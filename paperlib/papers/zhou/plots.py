@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import kind_tag, panel_pages, reproduction_title
+from ...figures import budget_axis, kind_tag, panel_pages, reproduction_title
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
@@ -28,7 +28,7 @@ def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: li
                     ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0)
                 h1 = table[table.dataset == ds].H1.iloc[0]
                 ax.set_title(f"{ds} [{kinds[ds]}]\nH1={h1:.3g}")
-                ax.set_xlabel("% of the matrix evaluated")
+                budget_axis(ax, "% of the matrix (log)")
                 ax.set_ylabel(metric)
             reproduction_title(fig, PAPER, "Figure 3", f"{metric} vs budget, six algorithms, bands +-1 s.e.",
                                kinds[order], reps, (k, len(metrics)))
@@ -131,7 +131,7 @@ def figure3_dataset(table: pd.DataFrame, dataset: str, kind: str, shape: tuple[i
             ax.plot(100 * g.budget_frac, g.value, marker="o", ms=3, label=label(method))
             ax.fill_between(100 * g.budget_frac, g.value - g.se.fillna(0), g.value + g.se.fillna(0), alpha=0.15)
         ax.set_title(metric, fontsize=9)
-        ax.set_xlabel("% of n x m evaluated")
+        budget_axis(ax)
     axes[0].set_ylabel("mean over repetitions")
     axes[-1].legend(fontsize=7)
     fig.suptitle(f"{PAPER}, Figure 3 (one column): {dataset} ({kind_tag(kind)}, {shape[0]} x {shape[1]})", fontsize=10)
