@@ -25,12 +25,22 @@ def style() -> None:
     })
 
 
-def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int | None = None,
+def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int | dict | None = None,
                        page: tuple[int, int] | None = None) -> None:
     """The figure's title: ``<paper>, <figure> (reproduction): <what>`` then the data kind(s), the repetitions
-    behind each point and the page (``(k, K)``) where a grid is split."""
+    behind each point (an int, or ``{series label: runs}`` when the series differ: the most common count is said
+    once and the others by name) and the page (``(k, K)``) where a grid is split."""
     kinds = [kinds] if isinstance(kinds, str) else sorted(set(kinds))
-    tail = " + ".join(kind_tag(k) for k in kinds) + (f"; {reps} repetitions per point" if reps else "")
+    tail = " + ".join(kind_tag(k) for k in kinds)
+    if isinstance(reps, dict) and len(set(reps.values())) == 1:
+        reps = next(iter(reps.values()))
+    if isinstance(reps, dict):
+        counts = list(reps.values())
+        main = max(set(counts), key=counts.count)
+        others = ", ".join(f"{lab} {r}" for lab, r in reps.items() if r != main)
+        tail += f"; {main} repetitions per point ({others})"
+    elif reps:
+        tail += f"; {reps} repetitions per point"
     if page and page[1] > 1:
         tail += f"; page {page[0]} of {page[1]}"
     fig.suptitle(f"{paper}, {figure} (reproduction): {what}\n[{tail}]")

@@ -70,7 +70,7 @@ def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95
 
 
 def accuracy_curves(runs: pd.DataFrame):
-    """Figures 2 and 4: Accuracy@t per pool and method, bands +-1 s.e."""
+    """Figures 2 and 4: Accuracy@t per pool and method, bands +-1 s.e., every panel on the same 0-1 accuracy axis."""
     pools = _pools(runs)
     fig, axes = _grid(len(pools))
     for ax, p in zip(axes.flat, pools, strict=False):
@@ -83,11 +83,12 @@ def accuracy_curves(runs: pd.DataFrame):
         ax.set_title(f"{p} ({g.kind.iloc[0]}, gap {g.realised_gap.iloc[0]:.3f})", fontsize=8)
         ax.set_xlabel("bandit calls")
         ax.set_ylabel("Accuracy@t")
+        ax.set_ylim(0.0, 1.02)  # one accuracy scale on every panel, so that pools compare at a glance
         _calls_axis(ax)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)), fontsize=8)
     reproduction_title(fig, PAPER, "Figures 2 and 4", "Accuracy@t per pool, bands +-1 s.e.", runs.kind,
-                       int(runs.reps.min()) if "reps" in runs else None)
+                       {lab: int(r) for lab, r in runs.groupby("label").reps.min().items()} if "reps" in runs else None)
     fig.tight_layout()
     return fig
 

@@ -109,7 +109,10 @@ def theory(l2rows: pd.DataFrame, t3: list[dict]):
     ax.set_xscale("log")
     ax.set_xlabel("B / K")
     ax.set_ylabel("max shortfall below floor(lambda_i B)")
-    ax.set_title("Lemma 2 on ROBIN's exact allocations (synthetic; red: violated)", fontsize=8)
+    bad = int(l2rows.lower_violated.sum())
+    ax.set_title("Lemma 2 on ROBIN's exact allocations (synthetic): "
+                 + (f"{bad} of {len(l2rows)} (K, B) points violate it (red)" if bad else
+                    f"none of {len(l2rows)} (K, B) points violates it"), fontsize=8)
     ax = axes[1]
     names = [f"{t['judge']}\n{form}" for t in t3 for form in ("box", "eq4")]
     rates = [t[form]["rate"] for t in t3 for form in ("box", "eq4")]
