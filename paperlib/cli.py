@@ -179,6 +179,8 @@ def cmd_simulate(args) -> int:
         check_delta(args.delta, "--delta")
     check_scalar(args.tie_tol, "--tie-tol", float, low=0.0, high=1.0, closed="left")
     check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
+    if args.epsilon and args.delta is None:  # it would be silently ignored: only a certificate reads it
+        raise ValueError("--epsilon sets the certificate's tolerance; give --delta too (the certificate's level)")
     if args.method == "auto" and args.stop == "certified":  # fixed confidence: the rule aimed at the certificate
         args.method = "lucb"
         print("auto with --stop certified: running lucb", file=sys.stderr)
@@ -365,6 +367,8 @@ def cmd_data_import(args) -> int:
         if name in models:
             raise ValueError(f"--model {name} is given twice")
         models[name] = Path(path)
+    if args.out.suffix != ".npz":  # numpy would write <out>.npz and the message would name a file that is not there
+        raise ValueError(f"--out {args.out}: the matrix is written as .npz; name a file ending in .npz")
     out = check_output_path(args.out, "--out", inputs=list(models.values()))
     if args.harness == "inspect":
         if args.task is not None or args.filter is not None:

@@ -28,6 +28,7 @@ def npz(tmp_path):
     (["--delta", "nan"], "--delta"),
     (["--stop", "certified"], "needs delta"),
     (["--tie-tol", "-0.1"], "--tie-tol"),
+    (["--epsilon", "0.1"], "give --delta too"),  # was silently ignored (issue 43, class 7)
 ])
 def test_simulate_refuses_non_finite_and_inconsistent_options(npz, tmp_path, capsys, extra, msg):
     args = ["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.2", "--quiet",
@@ -224,3 +225,12 @@ def test_workflow_settings_refuse_nan_infinity_a_huge_seed_and_a_borrowed_profil
     borrowed["profile"] = borrowed["scale"] = "paper"
     with pytest.raises(ConfigError, match="differ from paperlib/config/paper.yaml at"):
         validate(borrowed)
+
+
+def test_data_import_out_must_be_an_npz_it_is_written_to(tmp_path, capsys):
+    """``--out m.json`` wrote m.json.npz and reported m.json: refused before reading any log."""
+    rc = main(["data", "import", "lm-eval", "--model", f"a={tmp_path}", "--model", f"b={tmp_path}",
+               "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "ending in .npz" in err
+    assert not (tmp_path / "m.json").exists() and not (tmp_path / "m.json.npz").exists()

@@ -235,6 +235,7 @@ def _matrix(per: dict, intersect: bool, name: str, meta: dict) -> ScoreMatrix:
 def save_npz(mat: ScoreMatrix, path) -> Path:
     """Write a matrix as ``simulate --scores`` and the race read it."""
     path = Path(path)
-    np.savez_compressed(path, scores=mat.scores, row_ids=np.array(mat.row_ids), col_ids=np.array(mat.col_ids),
-                        kind=np.array(mat.kind), meta=np.array(json.dumps(mat.meta)))
+    with open(path, "wb") as fh:  # exactly this name (given a name, numpy would append .npz to one without it)
+        np.savez_compressed(fh, scores=mat.scores, row_ids=np.array(mat.row_ids), col_ids=np.array(mat.col_ids),
+                            kind=np.array(mat.kind), meta=np.array(json.dumps(mat.meta)))
     return path
