@@ -234,3 +234,15 @@ def test_data_import_out_must_be_an_npz_it_is_written_to(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "ending in .npz" in err
     assert not (tmp_path / "m.json").exists() and not (tmp_path / "m.json.npz").exists()
+
+
+def test_a_sample_without_its_metric_says_what_it_lacks(tmp_path):
+    """Issue 43, class 8: "no 'acc' (found acc)" named the metric it said was missing; the message now says the
+    sample lists the metric but has no value for it."""
+    from paperlib.data.harness import HarnessLogError, read_lm_eval_samples
+
+    f = tmp_path / "samples_t_2024.jsonl"
+    f.write_text(json.dumps({"doc_id": 0, "metrics": ["acc"], "acc": 1}) + "\n"
+                 + json.dumps({"doc_id": 1, "metrics": ["acc"]}) + "\n")
+    with pytest.raises(HarnessLogError, match=r":2: no 'acc' value although its metrics list names it \(no metric"):
+        read_lm_eval_samples(f)

@@ -95,7 +95,10 @@ def read_lm_eval_samples(path, task: str | None = None, metric: str | None = Non
     scores = {}
     for no, r in rows:
         if metric not in r:
-            raise HarnessLogError(f"{f}:{no}: no {metric!r} (found {', '.join(names) or 'no metric'})")
+            listed = " although its metrics list names it" if metric in r.get("metrics", []) else ""
+            has = [k for k in names if k in r]
+            values = f"values of {', '.join(has)}" if has else "no metric values"
+            raise HarnessLogError(f"{f}:{no}: no {metric!r} value{listed} ({values})")
         value = r[metric]
         value = float(value) if isinstance(value, (bool, int, float)) else math.nan
         if not 0.0 <= value <= 1.0:
