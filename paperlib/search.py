@@ -222,7 +222,10 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
         raise ValueError(f"--top-k must lie in [1, {len(models) - 1}], got {top_k}")
     if objective != "best" and top_k > 1:
         raise ValueError("--top-k certifies the k best models; it does not combine with --objective cheapest")
-    params = {"batch_size": batch_size or workers}
+    # --workers is concurrency: the batch it implies never exceeds the budget (a budget of 1 with 4 workers was refused
+    # as "batch_size = 4 exceeds the budget", a flag the user never gave)
+    cap = budget if budget is not None else len(models) * len(examples)
+    params = {"batch_size": batch_size or max(1, min(workers, int(cap)))}
     started = time.time()
     journal = Path(journal)
     meta = scorer.identity()

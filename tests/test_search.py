@@ -547,3 +547,15 @@ def test_search_refuses_bad_prices_and_bad_costs(setup, tmp_path):
     script = tmp_path / "s.py"
     script.write_text('print("log line")\nprint(\'{"score": 0.25, "cost": 0.003}\')\n')
     assert Scorer(f"{sys.executable} {script}")("m0", {}) == ((0.25, 0.003), None)
+
+
+def test_a_budget_below_the_workers_is_not_refused_as_a_batch_size(tmp_path):
+    """Issue 43, class 8: --workers 4 with --budget 1 was refused as "batch_size = 4 exceeds the budget" (a flag never
+    given): the batch the workers imply is capped at the budget."""
+    import paperlib
+
+    table = _score_table()
+    models, examples = list(table), [{"id": j} for j in range(300)]
+    out = paperlib.search(models, examples, lambda m, e: table[m][e["id"]], tmp_path / "j.jsonl", budget=1,
+                          workers=4, stop="budget")
+    assert out["calls"] == 1
