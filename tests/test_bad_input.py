@@ -246,3 +246,25 @@ def test_a_sample_without_its_metric_says_what_it_lacks(tmp_path):
                  + json.dumps({"doc_id": 1, "metrics": ["acc"]}) + "\n")
     with pytest.raises(HarnessLogError, match=r":2: no 'acc' value although its metrics list names it \(no metric"):
         read_lm_eval_samples(f)
+
+
+def test_a_policy_unpickled_in_a_new_process_asks_and_tells_on(tmp_path):
+    """Issue 43, class 3: request ids restarted at 0 in every process, so a policy pickled after some requests and
+    told in a new process met AlreadyToldError on its first new request."""
+    import pickle
+    import subprocess
+    import sys
+
+    import torch
+
+    pol = make_policy("ucbe", 4, 20, 40, reps=1, seed=0, device="cpu", batch_size=2)
+    s = torch.rand(4, 20)
+    for _ in range(3):
+        req = pol.ask()
+        pol.tell(req, req.take(s))
+    (tmp_path / "p.pkl").write_bytes(pickle.dumps((pol, s)))
+    code = ("import pickle, sys; pol, s = pickle.load(open(sys.argv[1], 'rb'))\n"
+            "for _ in range(3):\n    req = pol.ask(); pol.tell(req, req.take(s))\nprint(pol.spent)")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.pkl")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert r.stdout.split() == ["12"]

@@ -20,6 +20,7 @@ finished in (a slow call that scores low cannot bias the intervals by arriving l
 from __future__ import annotations
 
 import itertools
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -49,11 +50,15 @@ class BudgetExhaustedError(PolicyError):
     pass
 
 
-_ids = itertools.count()
+# Ids start at a random 63-bit offset drawn once per process, so that a policy pickled in one process and unpickled
+# in another (its told ids travel with it) is never handed an id it has already told: a counter from 0 in every
+# process collided with the unpickled policy's record (AlreadyToldError on its first new request). Drawn from the
+# OS's entropy, not from any seeded generator: no run's random stream is touched.
+_ids = itertools.count(int.from_bytes(os.urandom(8), "little") >> 2)
 
 
 def next_request_id() -> int:
-    """A process-wide unique request id."""
+    """A request id unique within the process and, with overwhelming probability, across processes."""
     return next(_ids)
 
 
