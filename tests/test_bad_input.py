@@ -223,8 +223,18 @@ def test_workflow_settings_refuse_nan_infinity_a_huge_seed_and_a_borrowed_profil
         validate(bad)
     borrowed = copy.deepcopy(quick)
     borrowed["profile"] = borrowed["scale"] = "paper"
-    with pytest.raises(ConfigError, match="differ from paperlib/config/paper.yaml at"):
+    with pytest.raises(ConfigError, match="smaller run than paperlib/config/paper.yaml at zhou"):
         validate(borrowed)
+    # raising a count or changing a hyperparameter under the paper's name stays allowed (README: pulse reps 500)
+    paper = load_config("paper")
+    more = copy.deepcopy(paper)
+    more["zhou"]["reps"]["ucbe"] += 10
+    more["pulse"]["refit"]["lam"] = 0.02
+    validate(more)
+    fewer = copy.deepcopy(paper)
+    fewer["race"]["datasets"] = fewer["race"]["datasets"][:3]
+    with pytest.raises(ConfigError, match="at race.datasets"):
+        validate(fewer)
 
 
 def test_data_import_out_must_be_an_npz_it_is_written_to(tmp_path, capsys):

@@ -87,35 +87,57 @@ def _finite_numbers(value, key: str = "config") -> None:
             _finite_numbers(v, f"{key}[{i}]")
 
 
-def _first_difference(a, b, key: str):
-    """The first key path at which two settings differ (None when equal)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                return f"{key}.{k}"
-            d = _first_difference(a[k], b[k], f"{key}.{k}")
+#: the shipped profiles whose results are committed (figures/<name>, results/<name>): a run under their name must not
+#: be a smaller run than theirs
+COMMITTED = ("quick", "paper")
+
+
+def _smaller(cfg, shipped, key: str):
+    """The first key path at which ``cfg`` is a smaller run than ``shipped``: a repetition count (a key with ``reps``
+    in its name, or an entry of a ``reps`` mapping) below the shipped one, or a ``datasets`` / ``pools`` list that
+    lacks one of the shipped entries. None when it is not smaller. Hyperparameters and larger counts may differ."""
+    if isinstance(cfg, dict) and isinstance(shipped, dict):
+        for k in shipped:
+            if k not in cfg:
+                continue
+            sub = f"{key}.{k}"
+            a, b = cfg[k], shipped[k]
+            if "reps" in str(k) and isinstance(b, dict) and isinstance(a, dict):
+                low = [f"{sub}.{m}" for m in b if isinstance(a.get(m), int) and isinstance(b[m], int) and a[m] < b[m]]
+                if low:
+                    return low[0]
+                continue
+            if "reps" in str(k) and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+                if a < b:
+                    return sub
+                continue
+            if k in ("datasets", "pools") and isinstance(a, list) and isinstance(b, list):
+                if set(b) - set(a):
+                    return sub
+                continue
+            d = _smaller(a, b, sub)
             if d:
                 return d
-        return None
-    return None if a == b else key
+    return None
 
 
 def _shipped_settings(cfg: dict) -> None:
-    """A run named after a shipped profile (smoke, quick, paper) writes that profile's committed results, so its
-    settings must be that profile's: every paper's block and the seed as the shipped file has them (device,
-    resources and the run description may differ). The label alone (``--config profile=paper scale=paper``) does not
-    make a quick run a paper one."""
+    """A run named after a shipped profile whose results are committed (quick, paper) writes over them, so it must not
+    be a smaller run than that profile: fewer repetitions or fewer datasets under the name ``paper`` would put other
+    numbers into figures/paper under the paper's label (``--profile profiles/quick --config profile=paper
+    scale=paper`` relabels a quick run). The scale is read from the settings themselves, not from the label; an
+    override that raises a count or changes a hyperparameter (``--config pulse='{reps: 500}'``) stays allowed."""
     name = cfg.get("profile")
-    if name not in SCALES:
+    if name not in COMMITTED:
         return
     shipped = yaml.safe_load((paths.CONFIG_DIR / f"{name}.yaml").read_text())
-    for key in ("seed", *PAPERS):
-        diff = _first_difference(cfg.get(key), shipped.get(key), key)
+    for key in PAPERS:
+        diff = _smaller(cfg.get(key), shipped.get(key), key)
         if diff:
             raise ConfigError(
-                f"config: profile '{name}' writes figures/{name} and results/{name}, but these settings differ from "
-                f"paperlib/config/{name}.yaml at {diff}; they would overwrite the {name} results with other numbers. "
-                f"Name the run something else (e.g. --config profile={name}_custom)")
+                f"config: profile '{name}' writes figures/{name} and results/{name}, but these settings are a smaller "
+                f"run than paperlib/config/{name}.yaml at {diff}; they would overwrite the {name} results with "
+                f"smaller-scale numbers. Name the run something else (e.g. --config profile={name}_custom)")
 
 
 def check_semantics(cfg: dict) -> None:
