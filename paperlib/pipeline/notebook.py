@@ -70,6 +70,14 @@ def output(path, default: str) -> Path:
     return p
 
 
+class SavedPath(type(Path())):
+    """The path :func:`save_figure` returns: a plain path, except that a notebook cell ending in the call shows
+    nothing for it (the figure itself is shown), instead of a ``PosixPath('figures/...')`` line in the report."""
+
+    def _ipython_display_(self) -> None:
+        return None
+
+
 def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
     """Make ``fig`` :func:`readable` and save it to ``path`` (see :func:`output`; page ``k > 1`` of a split figure
     goes to :func:`page_path`), at ``dpi`` (at least :data:`MIN_DPI`), lowered towards 80 dpi only if the file
@@ -80,7 +88,7 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
         fig.savefig(out, dpi=d)
         if out.stat().st_size <= MAX_BYTES:
             break
-    return out
+    return SavedPath(out)
 
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
