@@ -31,14 +31,13 @@ from __future__ import annotations
 import torch
 
 from ..checks import check_scalar
-from ..confseq import WoRMeanCS
 from ..costs import check_costs
-from .lazyperm import KeyedPermutations
-from .lucb import _LUCBBase, _slots_from_units
+from .lucb import LUCB
 
 
-class CheapestGood(_LUCBBase):
-    """Certify the cheapest epsilon-good model (see the module docstring).
+class CheapestGood(LUCB):
+    """Certify the cheapest epsilon-good model (see the module docstring). LUCB's per-model sequences, example order,
+    ask and tell; its own certificate, answer and allocation.
 
     Parameters
     ----------
@@ -74,8 +73,6 @@ class CheapestGood(_LUCBBase):
         self.price = price
         self.by_price = torch.as_tensor(sorted(range(self.n), key=lambda i: (float(price[i]), i)),
                                         dtype=torch.long, device=self.device)
-        self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
-        self.cs = WoRMeanCS(self.reps, self.n, self.m, self.delta / self.n, device=self.device)
 
     # ------------------------------------------------------------------------------------------ the certificate
 
@@ -126,13 +123,3 @@ class CheapestGood(_LUCBBase):
         left = k - give.sum(dim=1)
         give[torch.arange(self.reps, device=self.device), share.argmax(dim=1)] += torch.where(total[:, 0] > 0, left, 0)
         units.scatter_add_(1, crit, give)
-
-    def _select(self, k: int):
-        rows, pos = _slots_from_units(self._units(k), self.asked_rows, k)
-        return rows, self.order(self._rep_index[:, None], rows, pos)
-
-    def _update(self, rows, cols, scores):
-        r = self._rep_index[:, None].expand_as(rows)
-        self.sums.index_put_((r, rows), scores.double(), accumulate=True)
-        self.counts.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
-        self.cs.update(rows, scores.double().clamp(0.0, 1.0))
