@@ -6,7 +6,10 @@ A case's scorer logs every invocation (``start i j``) and every success (``ok i 
 the score; ``bad i j`` before unusable output, a failed call the search must try again). Its faults hit the first attempt of every 4th pair only, so a resume always completes: ``ok`` (none),
 ``exit`` (status 3 with a Python traceback on stderr), ``garbage`` (prints a word), ``bytes`` (undecodable output),
 ``timeout`` (sleeps past ``--timeout``), ``slow`` (lognormal latency, median 20 ms, p99 0.5 s, every pair).
-Interruptions: ``none``; ``sigint`` and ``sigkill`` once 12 calls have started; ``second`` (a second identical
+Interruptions: ``none``; ``sigint`` and ``sigkill`` once 12 calls have started; ``sigint-startup`` (during the
+imports, before any call); ``sigint-3x`` (three Ctrl-Cs 20 ms apart once 12 calls have started: the second and
+third land while the calls in flight are drained); ``sigint-scorer`` (the 12th successful call itself sends three
+Ctrl-Cs to the search as it hands back its score, so they land while results are taken and journaled); ``second`` (a second identical
 search started once 6 calls have, which must be refused naming the holder while the first goes on; if the first
 has finished by the time the second takes the lock, the second resumes the finished journal and must pay nothing).
 
@@ -37,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from paperlib.data.synthetic import low_rank_logistic  # noqa: E402
 
 FAULTS = ["ok", "exit", "garbage", "bytes", "timeout", "slow"]
-INTERRUPTS = ["none", "sigint", "sigkill", "second"]
+INTERRUPTS = ["none", "sigint", "sigkill", "second", "sigint-startup", "sigint-3x", "sigint-scorer"]
 MAT = low_rank_logistic(4, 60, rank=2, gap=0.15, seed=3)
 
 SCORER = textwrap.dedent("""
@@ -65,12 +68,20 @@ SCORER = textwrap.dedent("""
         sys.stdout.buffer.write(b"\\xff\\xfe\\n")
     else:
         print(score)
+    if len(sys.argv) > 3 and sys.argv[3] == "sigint-scorer":
+        sys.stdout.flush()
+        oks = sum(1 for x in open(os.path.join(d, "calls.log")) if x.startswith("ok"))
+        if oks == 12:  # three Ctrl-Cs to the search while this paid call is being handed back and journaled
+            import signal
+            for _ in range(3):
+                os.kill(os.getppid(), signal.SIGINT)
+                time.sleep(0.01)
 """)
 
 
-def command(d: Path, fault: str, workers: int, barrier: bool) -> list[str]:
+def command(d: Path, fault: str, workers: int, barrier: bool, interrupt: str = "none") -> list[str]:
     cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"), "--examples",
-           str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'} {d} {fault}", "--json",
+           str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'} {d} {fault} {interrupt}", "--json",
            str(d / "out.json"), "--workers", str(workers), "--delta", "0.1", "--seed", "1", "--timeout", "2",
            "--retries", "1", "--backoff", "0.01", "--max-failures", "50", "--quiet"]
     return cmd + (["--barrier"] if barrier else [])
@@ -112,10 +123,27 @@ def run_case(fault: str, interrupt: str, workers: int, barrier: bool) -> tuple[s
         (d / "models.txt").write_text("".join(f"m{i}\n" for i in range(MAT.scores.shape[0])))
         (d / "examples.txt").write_text("".join(f"{j}\n" for j in range(MAT.scores.shape[1])))
         (d / "scorer.py").write_text(SCORER)
-        cmd = command(d, fault, workers, barrier)
+        cmd = command(d, fault, workers, barrier, interrupt)
         proc = launch(cmd)
         in_flight_allowance = 0
-        if interrupt in ("sigint", "sigkill") and wait_for(proc, d, 12):
+        if interrupt == "sigint-startup":  # during the imports, before any call
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate()
+            if proc.returncode not in (0, 130) or "Traceback" in err:
+                problems.append(f"Ctrl-C at start-up: exit status {proc.returncode}, {err.strip()[-200:]!r}")
+        elif interrupt == "sigint-3x" and wait_for(proc, d, 12):  # the second and third land while draining
+            for _ in range(3):
+                proc.send_signal(signal.SIGINT)
+                time.sleep(0.02)
+            _, err = proc.communicate()
+            if proc.returncode not in (0, 130) or "Traceback" in err:
+                problems.append(f"three Ctrl-Cs: exit status {proc.returncode}, {err.strip()[-200:]!r}")
+        elif interrupt == "sigint-scorer":  # sent by the 12th paid call itself, as its score is handed back
+            _, err = proc.communicate()
+            if proc.returncode not in (0, 130) or "Traceback" in err:
+                problems.append(f"Ctrl-Cs from a scorer: exit status {proc.returncode}, {err.strip()[-200:]!r}")
+        elif interrupt in ("sigint", "sigkill") and wait_for(proc, d, 12):
             proc.send_signal(signal.SIGINT if interrupt == "sigint" else signal.SIGKILL)
             _, err = proc.communicate()
             if interrupt == "sigint":

@@ -1,5 +1,12 @@
+import signal
 import sys
 
-from .cli import main
+try:  # a Ctrl-C while the command starts (its imports) ends it as one during its run does: status 130, no traceback
+    from .cli import entry
 
-sys.exit(main(prog="python -m paperlib"))
+    status = entry(prog="python -m paperlib")
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    status = 130
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+sys.exit(status)

@@ -64,6 +64,17 @@ def check_scalar(value, name: str, kind: type, *, low=None, high=None, closed: s
     return value
 
 
+def check_score(value, name: str = "score", low: float = 0.0, high: float = 1.0) -> float:
+    """One observed score as a float in [low, high]: a real number (a bool, a string, bytes or a complex number is
+    refused, never converted: ``float(np.complex128(0.5 + 1j))`` would silently drop the imaginary part), finite."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number in [{low:g}, {high:g}], got {value!r}")
+    number = float(value)
+    if not low <= number <= high:  # NaN fails both comparisons
+        raise ValueError(f"{name} must be a real number in [{low:g}, {high:g}], got {value!r}")
+    return number
+
+
 def check_delta(delta, name: str = "delta") -> float:
     """An error probability: a number in (0, 1)."""
     return check_scalar(delta, name, float, low=0.0, high=1.0, closed="neither")
@@ -85,6 +96,24 @@ def check_output_path(path, name: str = "--json", inputs=()) -> Path:
         raise ValueError(f"{name} {path}: cannot create {parent} ({exc.strerror})") from None
     if not os.access(parent, os.W_OK):
         raise ValueError(f"{name} {path}: cannot write in {parent}")
+    return path
+
+
+def write_atomic(path, text: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, then renamed over it (a
+    Ctrl-C or a crash while writing leaves the old file or none, never half a result)."""
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
     return path
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .checks import check_delta, check_output_path, check_scalar
+from .checks import check_delta, check_output_path, check_scalar, write_atomic
 from .policies import JUDGE, MATRIX, METHODS, names
 
 PULSE_NEEDS_V = tuple(n for n in names(MATRIX) if METHODS[n].needs_factors)
@@ -213,7 +213,7 @@ def cmd_simulate(args) -> int:
     if res.spend is not None:
         out.update(spend=res.spend[-1].tolist(), spend_mean=float(res.spend[-1].mean()),
                    spend_full=float(costs.sum() * m))
-    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
+    write_atomic(args.json, json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 
 
@@ -256,6 +256,9 @@ def _judge_parser(sub):
                         "delta = log(1/delta), the form matching the experiments' warm-up")
     p.add_argument("--scale", nargs=2, type=float, default=None, metavar=("LO", "HI"),
                    help="the judge's score range (a score outside it is an error); robin-hood-eb needs it")
+    p.add_argument("--yes", action="store_true",
+                   help=f"run even above {LONG_RUN_QUERIES:,} queries in all (budget x reps), which is refused "
+                        "otherwise: about 10 us per query and repetition on a CPU core")
     p.add_argument("--drop-sparse", action="store_true", help="drop items with fewer than 2 valid judgments")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -278,10 +281,15 @@ def cmd_judge(args) -> int:
     elif METHODS[args.method].needs_scale:
         raise ValueError(f"{args.method} needs the judge's score range: give --scale LO HI")
     pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error", scale=args.scale)
-    if args.budget * args.reps > LONG_RUN_QUERIES:
-        print(f"note: {args.budget:,} queries x {args.reps} repetitions is a long run (ROBIN-HOOD steps query by "
-              "query: about 10 us per query and repetition on a CPU core); progress is shown on a terminal, "
-              "--quiet hides it", file=sys.stderr)
+    total = args.budget * args.reps
+    if total > LONG_RUN_QUERIES:
+        hours = total * 10e-6 / 3600  # about 10 us per query and repetition on a CPU core (each policy steps by query)
+        what = (f"{args.budget:,} queries x {args.reps} repetitions = {total:,} simulated {args.method} queries, "
+                f"about {hours:.1f} h on a CPU core")
+        if not args.yes:
+            raise ValueError(f"{what}: more than {LONG_RUN_QUERIES:,}, refused unless you confirm with --yes")
+        print(f"note: {what} (confirmed with --yes); progress is shown on a terminal, --quiet hides it",
+              file=sys.stderr)
     judge = PoolJudge(pool, device=args.device)
     res = run_judge(args.method, judge, [args.budget], reps=args.reps, seed=args.seed, device=args.device,
                     progress=not args.quiet, **params)
@@ -292,7 +300,7 @@ def cmd_judge(args) -> int:
                allocation_mean=res.counts.mean(axis=0).tolist(), wall_s=res.wall_s, params=res.params,
                n_invalid=pool.meta["n_invalid"], n_dropped_items=pool.meta["n_dropped_items"],
                item_ids=[str(i) for i in pool.item_ids], seed=args.seed, device=res.device)
-    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
+    write_atomic(args.json, json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 
 
@@ -409,7 +417,9 @@ def cmd_data(args) -> int:
             raise ValueError(f"--dest {args.dest}: cannot create it ({exc.strerror})") from None
         if not os.access(args.dest, os.W_OK):
             raise ValueError(f"--dest {args.dest}: cannot write in it")
-    results = fetch_many(names, dest=args.dest, mirror=args.mirror, progress=not args.quiet, force=args.force)
+    check_scalar(args.deadline, "--deadline", float, low=0.0, closed="neither")
+    results = fetch_many(names, dest=args.dest, mirror=args.mirror, progress=not args.quiet, force=args.force,
+                         deadline=args.deadline)
     failed = {n: r for n, r in results.items() if r.startswith("error: ")}
     for n, r in results.items():
         print(f"{n:24s} {r}")
@@ -540,10 +550,16 @@ def cmd_search(args) -> int:
         costs = load_costs(args.costs)
         read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
     method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective)
-    from .study import check_objective
+    from .study import check_objective, journal_method
 
+    resumed = journal_method(journal) if args.method == "auto" and args.objective == "best" else None
+    if resumed is not None and resumed not in (method, "lucb-cheap"):  # (another objective: the resume says so)
+        # auto on a resume means the journal's method: --stop and --top-k only decide when to stop (the certificate
+        # is valid at any time), so a resume with another --stop is not "another method", a flag the user never set
+        method = resumed
+        print(f"auto: resuming {journal}, recorded with {method}", file=sys.stderr)
     check_objective(args.objective, method, args.epsilon, args.gamma, costs)  # before any call
-    if method != args.method:
+    if method != args.method and resumed is None:
         print(f"auto: running {method}", file=sys.stderr)
     try:
         out = run_search(models, examples, Scorer(args.scorer, args.timeout), journal, method=method,
@@ -555,7 +571,7 @@ def cmd_search(args) -> int:
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130
-    args.json.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False))
+    write_atomic(args.json, json.dumps(_json_safe(out), indent=1, allow_nan=False))
     what = "cheapest good" if out.get("objective") == "cheapest" else "best"
     print(f"{what}: {out['best']} ({'certified' if out['certified'] else 'not certified'} at delta {out['delta']}); "
           f"{out['calls']} calls" + (f", {out['calls_saved']} saved" if out["calls_saved"] is not None else "")
@@ -583,6 +599,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("--all", action="store_true", help="every dataset that has a builder")
     f.add_argument("--dest", type=Path, default=None, help="folder to write into (default: the cache)")
     f.add_argument("--mirror", default=None, help="base URL of a mirror of the upstream hosts (or $PAPERLIB_MIRROR)")
+    f.add_argument("--deadline", type=float, default=1800.0,
+                   help="seconds one upstream file's download may take in all, whatever the host's pace (default "
+                        "1800); a download past it fails and leaves no partial file")
     f.add_argument("--force", action="store_true", help="rebuild even if a verified file is there")
     f.add_argument("--quiet", action="store_true", help="no progress bars")
     i = dsub.add_parser("import", help="a score matrix from a harness's per-sample logs (lm-eval --log_samples, "
@@ -613,10 +632,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv=None, prog: str | None = None) -> int:
     """Entry point of the ``paperlib`` command (``prog`` is the name usage lines show)."""
-    args = build_parser(prog).parse_args(argv)
-    handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "methods": cmd_methods, "datasets": cmd_datasets,
-               "data": cmd_data, "ledger": cmd_ledger}[args.command]
     try:
+        args = build_parser(prog).parse_args(argv)
+        handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "methods": cmd_methods,
+                   "datasets": cmd_datasets, "data": cmd_data, "ledger": cmd_ledger}[args.command]
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -627,5 +646,27 @@ def main(argv=None, prog: str | None = None) -> int:
         return 2
 
 
+def entry(prog: str | None = None) -> int:
+    """The process entry point (the ``paperlib`` script, ``python -m paperlib``): :func:`main`, then Ctrl-C ignored
+    for the few moments the process takes to exit. A Ctrl-C that arrives then (a second or third press after a search
+    stopped) would otherwise raise inside torch's or threading's teardown and print their traceback."""
+    import signal
+
+    try:
+        status = main(prog=prog)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        status = 130
+    if _in_main_thread():  # signal.signal works there only
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return status
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

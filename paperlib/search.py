@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shlex
 import signal
 import subprocess
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .checks import check_score, write_atomic
 from .progress import progress_bar
-from .study import Study
+from .study import Study, journal_meta
 
 
 class SearchError(RuntimeError):
@@ -91,6 +93,26 @@ class Scorer:
                 files[token] = hashlib.sha256(path.read_bytes()).hexdigest()
         return {"scorer": self.command, "scorer_files_sha256": files}
 
+    def same_as(self, recorded: dict) -> bool:
+        """Whether this command runs what a journal's ``recorded`` identity ran, named another way: the same
+        tokens, except that a file may be named by another path (relative or absolute, a link) if its SHA-256 is the
+        one recorded for the other name. A file whose content changed is never the same."""
+        try:
+            theirs = shlex.split(str(recorded.get("scorer", "")))
+        except ValueError:
+            return False
+        digests = recorded.get("scorer_files_sha256") or {}
+        if len(theirs) != len(self.argv) or theirs[:1] != self.argv[:1]:
+            return False
+        mine = self.identity()["scorer_files_sha256"]
+        for a, b in zip(self.argv[1:], theirs[1:], strict=True):
+            if a in mine or b in digests:  # a file then or now: the same content, whatever its name
+                if mine.get(a) is None or mine.get(a) != digests.get(b):
+                    return False
+            elif a != b:
+                return False
+        return True
+
     def __call__(self, model: str, example) -> tuple[float | None, str | None]:
         payload = json.dumps({"model": model, "example": example}).encode()
         try:
@@ -119,6 +141,43 @@ class Scorer:
         return value, None
 
 
+def _code_digest(fn) -> str | None:
+    """SHA-256 of what a Python function computes, beyond its source text: its code's constants (nested code
+    included), the names it reads, its column on its line, its defaults and the values its closure holds. Two lambdas
+    on one line (``f, g = (lambda m, e: 0.1), (lambda m, e: 0.9)``) share their source line and qualified name, and
+    two closures made by one factory share their source; this tells them apart. None for a callable without code
+    (a built-in, a C extension)."""
+    fn = getattr(fn, "__func__", fn)  # a bound method
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        call = vars(type(fn)).get("__call__")  # a callable object: its class's own __call__
+        code = getattr(call, "__code__", None)
+        if code is None:
+            return None
+
+    def plain(v):  # stable across processes: no memory address, no hash-seeded set order
+        if isinstance(v, (int, float, complex, str, bytes, type(None))):
+            return repr(v)
+        if isinstance(v, (tuple, list)):
+            return tuple(plain(x) for x in v)
+        if isinstance(v, frozenset):
+            return tuple(sorted(plain(x) for x in v))
+        if hasattr(v, "co_code"):
+            return (v.co_name, plain(v.co_consts), v.co_names)
+        return type(v).__qualname__
+
+    first = next(iter(code.co_positions()), (None,) * 4)
+    cells = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            cells.append(plain(cell.cell_contents))
+        except ValueError:  # an empty cell
+            cells.append(None)
+    what = (code.co_name, plain(code.co_consts), code.co_names, code.co_varnames, code.co_firstlineno, first[2],
+            plain(getattr(fn, "__defaults__", None)), tuple(cells))
+    return hashlib.sha256(repr(what).encode()).hexdigest()
+
+
 class CallableScorer:
     """A Python callable ``score(model, example) -> float in [0, 1]`` as a scorer, called from the worker threads.
 
@@ -142,7 +201,11 @@ class CallableScorer:
             digest = hashlib.sha256(inspect.getsource(self.fn).encode()).hexdigest()
         except (OSError, TypeError):  # built in, or defined where no source is kept
             digest = None
-        return {"scorer": f"python:{name}", "scorer_files_sha256": {"source": digest} if digest else {}}
+        out = {"scorer": f"python:{name}", "scorer_files_sha256": {"source": digest} if digest else {}}
+        code = _code_digest(self.fn)
+        if code is not None:  # a journal written before this key resumes as before: only recorded keys are compared
+            out["scorer_code"] = code
+        return out
 
     def __call__(self, model: str, example) -> tuple[float | None, str | None]:
         import traceback
@@ -155,12 +218,9 @@ class CallableScorer:
         if isinstance(value, dict):  # {"score": s, "cost": c}
             return _scored(value)
         try:
-            value = float(value)
-        except (TypeError, ValueError):
+            return check_score(value, "score"), None
+        except ValueError:  # a complex, a bool, a string, NaN or out of range: that attempt's failure, journaled
             return None, f"returned {value!r}, not a number in [0, 1]"
-        if not 0.0 <= value <= 1.0:
-            return None, f"returned {value!r}, not a number in [0, 1]"
-        return value, None
 
 
 def _scored(value) -> tuple[object, str | None]:
@@ -176,7 +236,9 @@ def _scored(value) -> tuple[object, str | None]:
     from .costs import CostError, check_cost
 
     score, cost = value["score"], value.get("cost")
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
+    try:
+        score = check_score(score, "score")
+    except ValueError:
         return None, f"score {score!r} is not a number in [0, 1]"
     try:
         cost = None if cost is None else check_cost(cost, f"cost {cost!r}")
@@ -229,6 +291,10 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     started = time.time()
     journal = Path(journal)
     meta = scorer.identity()
+    if journal.exists() and hasattr(scorer, "same_as"):
+        recorded = journal_meta(journal)
+        if meta.get("scorer") != recorded.get("scorer") and scorer.same_as(recorded):
+            meta = {k: recorded.get(k, v) for k, v in meta.items()}  # the same script by another path
     if journal.exists():  # --workers is concurrency only: the batch is the journal's
         extra = {} if gamma is None else {"gamma": gamma}
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
@@ -296,10 +362,13 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
 
 
 class _StopOnSigint:
-    """Ctrl-C as a request to stop, not an exception: the first SIGINT sets ``requested`` (the search stops asking,
-    lets the calls in flight finish and journals them); a second one raises KeyboardInterrupt at once. An exception
-    raised between bytecodes could land after a finished call is taken from the pool and before its score is
-    journaled, and that call would be paid again on resume. Only in the main thread (where Python delivers signals)."""
+    """Ctrl-C as a request to stop, never an exception: the first SIGINT sets ``requested`` (the search stops asking,
+    waits for the calls in flight and journals them); a later one only says so again. No Ctrl-C can interrupt
+    the journaling: an exception raised between bytecodes could land after a finished call is taken from the pool
+    and before its score is written, and that paid call would be lost (and paid again on resume). The calls in
+    flight end within --timeout; SIGTERM or SIGKILL still end the process at once (SIGKILL loses only the calls in
+    flight, which a resume pays again). Only in the main thread (where Python delivers signals); the note is
+    written with ``os.write``, which a handler may call while the main thread is inside ``print``."""
 
     def __init__(self):
         self.requested = False
@@ -307,8 +376,8 @@ class _StopOnSigint:
 
     def _handle(self, signum, frame):
         if self.requested:
-            signal.signal(signal.SIGINT, self._previous)
-            raise KeyboardInterrupt
+            os.write(2, b"\nstopping: waiting for the calls in flight (already paid) to finish and be journaled; "
+                        b"they end within --timeout. Kill the process (SIGTERM) to give them up.\n")
         self.requested = True
 
     def __enter__(self):
@@ -545,7 +614,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
                      progress=progress, backoff=backoff, barrier=barrier, costs=costs, objective=objective, gamma=gamma)
     if json_out is not None:
-        Path(json_out).write_text(json.dumps(out, indent=2) + "\n")
+        write_atomic(json_out, json.dumps(out, indent=2) + "\n")
     return out
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 import torch
 
 from . import __version__
-from .checks import check_delta, check_scalar
+from .checks import check_delta, check_scalar, check_score
 from .confseq import WoRMeanCS, certify, certify_top_k
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
@@ -324,10 +324,7 @@ class Study:
             if recorded != value:
                 raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's {key}={recorded!r}; a "
                                    "different set-up needs a new journal (another --json or --journal)")
-        recorded_meta = dict(header.get("meta", {}))
-        for text in lines[1:]:
-            if '"type":"meta"' in text:
-                recorded_meta.update(json.loads(text)["meta"])
+        recorded_meta = _recorded_meta(header, lines)
         scored = any('"type":"score"' in text or '"type":"tell"' in text for text in lines[1:])
         changed = {k: v for k, v in (meta or {}).items() if k in recorded_meta and recorded_meta[k] != v}
         if changed and scored:
@@ -551,7 +548,7 @@ class Study:
             raise UnknownRequestError(f"request {pairs.request} is not pending (nothing was asked, or it was told)")
         if pairs.request != self._pending[0].request:
             raise PendingRequestError(f"request {pairs.request} is not the pending request {self._pending[0].request}")
-        scores = [float(s) for s in scores]
+        scores = [check_score(s, f"score of pair {t}") for t, s in enumerate(scores)]
         if len(scores) != len(pairs):
             raise ValueError(f"{len(pairs)} pairs but {len(scores)} scores")
         req = self._pending[1]
@@ -590,11 +587,7 @@ class Study:
         ahead: each pair is told once the model's earlier pairs are). ``cost``: what the call cost, when the scorer
         knows it (else the model's price in ``costs``, if any); journaled with the score."""
         index = self._check_asked(pairs, index) if self.asynchronous else self._check_pending(pairs, index)
-        if isinstance(score, (bool, str, bytes)) or not isinstance(score, numbers.Real):
-            raise ValueError(f"score of pair {index} must be a real number in [0, 1], got {score!r}")
-        score = float(score)
-        if not 0.0 <= score <= 1.0:
-            raise ValueError(f"score {score} of pair {index} is not in [0, 1]")
+        score = check_score(score, f"score of pair {index}")
         if cost is not None:
             from .costs import check_cost
 
@@ -683,6 +676,35 @@ class Study:
         """The k models with the highest lower bounds, and whether they are certified as the k best."""
         top, ok = certify_top_k(self.cs.lower, self.cs.upper, k)
         return [self.models[i] for i in top[0].tolist()], bool(ok[0])
+
+
+def _recorded_meta(header: dict, lines: list[str]) -> dict:
+    """What the journal says decides its scores: the header's ``meta``, updated by later ``meta`` records."""
+    meta = dict(header.get("meta", {}))
+    for text in lines[1:]:
+        if '"type":"meta"' in text:
+            meta.update(json.loads(text)["meta"])
+    return meta
+
+
+def journal_meta(path) -> dict:
+    """The ``meta`` a journal recorded (e.g. the scorer's identity), or {} when it cannot be read; the resume itself
+    reports a damaged journal."""
+    try:
+        lines = _read_lines(Path(path))
+        return _recorded_meta(json.loads(lines[0]), lines)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def journal_method(path) -> str | None:
+    """The method a journal was recorded with, or None (no journal, or one the resume will report as damaged)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            method = json.loads(f.readline()).get("method")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return method if method in STUDY_METHODS else None
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -119,12 +119,17 @@ def test_judge_refuses_duplicate_item_ids_and_announces_a_long_run(tmp_path, cap
     from paperlib import cli
 
     cli.LONG_RUN_QUERIES, old = 10, cli.LONG_RUN_QUERIES
-    try:
+    try:  # above the stated size a run that would look hung is refused before any work, unless confirmed
         assert main(["judge", "--method", "uniform", "--judgments", str(q), "--budget", "12", "--quiet",
+                     "--json", str(tmp_path / "o.json")]) == 2
+        err = capsys.readouterr().err
+        assert "12 simulated uniform queries" in err and "--yes" in err and "ROBIN-HOOD" not in err
+        assert not (tmp_path / "o.json").exists()
+        assert main(["judge", "--method", "uniform", "--judgments", str(q), "--budget", "12", "--quiet", "--yes",
                      "--json", str(tmp_path / "o.json")]) == 0
     finally:
         cli.LONG_RUN_QUERIES = old
-    assert "long run" in capsys.readouterr().err
+    assert "confirmed with --yes" in capsys.readouterr().err
 
 
 def test_a_users_matrix_is_not_labelled_real(npz, tmp_path):
@@ -278,3 +283,197 @@ def test_a_policy_unpickled_in_a_new_process_asks_and_tells_on(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.pkl")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-500:]
     assert r.stdout.split() == ["12"]
+
+
+# ------------------------------------------------------------------ issue 43, classes 7-9: the remaining cases
+
+def test_complex_scores_are_refused_everywhere_a_score_enters(tmp_path):
+    """A complex score lost its imaginary part with at most a warning (Study.tell with a NumPy array, a Python
+    scorer, the judge allocation policies): each now refuses it, and nothing is recorded."""
+    import torch
+
+    from paperlib.policies.allocation import RobinHood
+    from paperlib.search import CallableScorer
+    from paperlib.study import Study
+
+    study = Study(["a", "b"], list(range(6)), method="ucbe", budget=6, seed=0)
+    req = study.ask()
+    with pytest.raises(ValueError, match="real number"):
+        study.tell(req, np.array([0.5 + 1j] * len(req)))
+    assert study.calls == 0
+    value, err = CallableScorer(lambda m, e: np.complex128(0.5 + 1j))("a", 1)
+    assert value is None and "not a number in [0, 1]" in err
+    pol = RobinHood(3, 12)
+    r = pol.ask()
+    for bad in (np.full(tuple(r.arms.shape), 0.5 + 1j), torch.full(tuple(r.arms.shape), 0.5 + 1j)):
+        with pytest.raises(ValueError, match="complex"):
+            pol.tell(r, bad)
+    assert pol.spent == 0
+
+
+def test_judge_scores_outside_the_declared_scale_or_too_large_are_refused():
+    """ROBIN-HOOD-EB's bound holds for scores in its declared scale only; a score of 1e200 made the variances
+    overflow to NaN. Both are refused, with the value named."""
+    from paperlib.data.judge_pools import JudgeDataError, JudgePool
+    from paperlib.policies.allocation import RobinHood, RobinHoodEB
+
+    pol = RobinHoodEB(3, 12, scale=(0, 4))
+    r = pol.ask()
+    with pytest.raises(ValueError, match=r"score 7 lies outside the declared scale \[0, 4\]"):
+        pol.tell(r, np.full(tuple(r.arms.shape), 7.0))
+    pol = RobinHood(3, 12)
+    r = pol.ask()
+    with pytest.raises(ValueError, match="variances would overflow"):
+        pol.tell(r, np.full(tuple(r.arms.shape), 1e200))
+    assert np.isinf(np.var([1e200, -1e200]))  # why: numpy's own variance of such scores is not finite
+    with pytest.raises(JudgeDataError, match="variances would overflow"):
+        JudgePool.from_array([[1e200, 1.0], [1.0, 2.0]])
+
+
+def test_task_beside_a_named_samples_file_must_agree_with_it(tmp_path):
+    from paperlib.data.harness import HarnessLogError, read_lm_eval_samples
+
+    f = tmp_path / "samples_gsm8k_2024-05-01T12-00-00.jsonl"
+    f.write_text("".join(json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": i % 2}) + "\n"
+                         for i in range(4)))
+    assert len(read_lm_eval_samples(f, task="gsm8k")[0]) == 4  # the file's own task: fine
+    with pytest.raises(HarnessLogError, match="holds samples of task 'gsm8k'"):
+        read_lm_eval_samples(f, task="mmlu")
+    g = tmp_path / "mine.jsonl"
+    g.write_text(f.read_text())
+    with pytest.raises(HarnessLogError, match="does not say its task"):
+        read_lm_eval_samples(g, task="gsm8k")
+
+
+def test_two_python_scorers_on_one_line_or_from_one_factory_are_told_apart(tmp_path):
+    """A resume with another function defined on the same source line (same qualified name, same source text), or
+    another closure of the same factory, was not detected; it is refused now, and the same function resumes."""
+    import paperlib
+    from paperlib.study import JournalError
+
+    low, high = (lambda m, e: 0.2), (lambda m, e: 0.8)  # noqa: E731
+
+    def factory(v):
+        return lambda m, e: v
+
+    models, examples = ["a", "b"], list(range(4))
+    j = tmp_path / "j.jsonl"
+    paperlib.search(models, examples, low, j, budget=2, stop="budget", progress=False)
+    with pytest.raises(JournalError, match="scorer_code"):
+        paperlib.search(models, examples, high, j, budget=4, stop="budget", progress=False)
+    assert paperlib.search(models, examples, low, j, budget=4, stop="budget", progress=False)["calls"] == 4
+    k = tmp_path / "k.jsonl"
+    paperlib.search(models, examples, factory(0.3), k, budget=2, stop="budget", progress=False)
+    with pytest.raises(JournalError, match="scorer_code"):
+        paperlib.search(models, examples, factory(0.6), k, budget=4, stop="budget", progress=False)
+
+
+def test_a_resume_names_only_what_the_user_changed(tmp_path, capsys):
+    """Issue 43, class 8: a resume with another --stop was refused as "another method" (auto had resolved to
+    another rule), and the same scorer script named by an absolute path as "another scorer". Now --method auto
+    resumes the journal's method, the script is recognised by its content, and a script whose content changed is
+    still refused."""
+    import sys
+
+    (tmp_path / "models.txt").write_text("a\nb\nc\n")
+    (tmp_path / "examples.txt").write_text("".join(f"{j}\n" for j in range(6)))
+    (tmp_path / "s.py").write_text("import json, sys\nd = json.load(sys.stdin)\n"
+                                   "print({'a': 0.9, 'b': 0.5, 'c': 0.1}[d['model']])\n")
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        base = ["search", "--models", "models.txt", "--examples", "examples.txt", "--json", "o.json", "--quiet"]
+        assert main([*base, "--scorer", f"{sys.executable} s.py", "--budget", "4", "--stop", "budget"]) == 0
+        capsys.readouterr()
+        assert main([*base, "--scorer", f"{sys.executable} {tmp_path / 's.py'}", "--budget", "6"]) == 0
+        err = capsys.readouterr().err
+        assert "recorded with ucbe" in err and "differs" not in err
+        header = json.loads((tmp_path / "o.journal.jsonl").read_text().splitlines()[0])
+        assert header["method"] == "ucbe" and header["meta"]["scorer"] == f"{sys.executable} s.py"
+        with open("s.py", "a") as f:
+            f.write("# edited\n")
+        assert main([*base, "--scorer", f"{sys.executable} {tmp_path / 's.py'}", "--budget", "8"]) == 2
+        assert "differs from the journal's" in capsys.readouterr().err
+    finally:
+        os.chdir(here)
+
+
+def test_a_ctrl_c_while_the_command_starts_ends_it_with_130_and_no_traceback(monkeypatch, capsys):
+    from paperlib import cli
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["search", "--help"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
+def test_a_result_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from paperlib.checks import write_atomic
+
+    out = tmp_path / "r.json"
+    out.write_text('{"old": 1}')
+
+    class Boom(str):
+        pass
+
+    import os
+
+    real = os.replace
+
+    def fail(*a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(out, '{"new": 2}')
+    monkeypatch.setattr(os, "replace", real)
+    assert out.read_text() == '{"old": 1}' and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    write_atomic(out, '{"new": 2}')
+    assert json.loads(out.read_text()) == {"new": 2}
+
+
+def test_a_download_past_its_deadline_fails_and_leaves_no_partial_file(tmp_path):
+    """A host that trickles bytes never trips requests' read timeout; the overall deadline ends the download, and
+    pooch's temporary file is gone."""
+    import http.server
+    import threading
+    import time
+
+    import pooch
+
+    from paperlib.data.fetch import DeadlineDownloader
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            try:
+                for _ in range(1000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/f.bin"
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(Exception, match="deadline"):
+            pooch.retrieve(url, known_hash=None, fname="f.bin", path=tmp_path,
+                           downloader=DeadlineDownloader(deadline=1.0))
+    finally:
+        server.shutdown()
+    assert time.monotonic() - t0 < 10  # the whole file would take 50 s
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="deadline"):
+        DeadlineDownloader(deadline=0)

@@ -211,3 +211,11 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
                    check=True)
     pngs = sorted(OUTPUT.glob("pdf_page-*.png"))
     assert len(pngs) == 4 and all(p.stat().st_size > 5000 for p in pngs)
+    # issue 39, item 4: a PDF a reviewer would print
+    pages = text.count("\f")
+    assert pages <= 120, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 100)"
+    assert f"paperlib, page 1 of {pages}" in text.replace("\f", "\n")  # page numbers
+    assert "Show code cell" not in text and "PosixPath(" not in text and "SavedPath(" not in text
+    raw = pdf.read_bytes()
+    assert b"file://" not in raw, "the PDF links into the build folder"
+    assert b"/Outlines" in raw, "the PDF has no outline (bookmarks)"

@@ -10,7 +10,9 @@ mismatch the raw downloads are deleted and nothing is written.
 from __future__ import annotations
 
 import os
+import socket
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,66 @@ from .digest import file_content_sha256, judge_file_sha256
 from .registry import Upstream, digest_keys, entries, upstream
 
 FETCH_COMMAND = "paperlib data fetch"
+DEADLINE_S = 1800.0  # the most one upstream file's download may take, whatever the host's pace
+CONNECT_TIMEOUT_S = 30.0
+
+
+class DeadlineDownloader:
+    """A pooch downloader (``downloader(url, output_file, pooch)``) with an overall deadline per file.
+
+    pooch's ``HTTPDownloader`` passes requests' timeout, which bounds the connection and each read, not the whole
+    download: a mirror that trickles a byte every few seconds never times out. Here the download runs in a thread
+    that the caller waits for at most ``deadline`` seconds; past it the socket is shut down (which wakes a blocked
+    read, where closing the response from another thread may not) and the download fails with
+    ``requests.exceptions.Timeout``; pooch then removes its temporary file (``pooch.utils.temporary_file``), so
+    nothing partial is left. Written here because pooch has no overall deadline."""
+
+    def __init__(self, deadline: float = DEADLINE_S, progressbar: bool = False, timeout: float = CONNECT_TIMEOUT_S):
+        if not deadline > 0:
+            raise ValueError(f"the download deadline must be > 0 s, got {deadline!r}")
+        self.deadline, self.progressbar, self.timeout = float(deadline), progressbar, min(timeout, float(deadline))
+
+    def __call__(self, url: str, output_file, pooch_obj=None, check_only: bool = False):
+        import requests
+
+        stop, state = threading.Event(), {}
+        worker = threading.Thread(target=self._download, args=(url, output_file, stop, state), daemon=True,
+                                  name="paperlib-download")
+        worker.start()
+        worker.join(self.deadline)  # the deadline holds whatever the socket does
+        if worker.is_alive():
+            stop.set()
+            sock = state.get("socket")
+            if sock is not None:  # wakes the blocked read (closing the response from here may not)
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            worker.join(5.0)
+            raise requests.exceptions.Timeout(f"{url}: not done after the {self.deadline:g} s deadline")
+        if "error" in state:
+            raise state["error"]
+
+    def _download(self, url: str, output_file, stop: threading.Event, state: dict) -> None:
+        import requests
+        from tqdm import tqdm
+
+        try:
+            with requests.get(url, stream=True, timeout=self.timeout) as response:
+                response.raise_for_status()
+                state["socket"] = getattr(getattr(response.raw, "_connection", None), "sock", None)
+                total = int(response.headers.get("content-length") or 0)
+                with open(output_file, "wb") as out, tqdm(total=total or None, desc=url.rsplit("/", 1)[-1], unit="B",
+                                                          unit_scale=True, file=sys.stderr,
+                                                          disable=None if self.progressbar else True) as bar:
+                    for chunk in response.iter_content(chunk_size=1 << 14):
+                        if stop.is_set():
+                            return
+                        out.write(chunk)
+                        bar.update(len(chunk))
+        except BaseException as exc:  # handed to the caller's thread
+            if not stop.is_set():
+                state["error"] = exc
 
 
 class FetchError(RuntimeError):
@@ -43,7 +105,7 @@ def fetchable(name: str) -> bool:
 
 
 def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progress: bool = True,
-          force: bool = False) -> Path:
+          force: bool = False, deadline: float = DEADLINE_S) -> Path:
     """Download, verify and build one dataset; returns the path of the stored file.
 
     Parameters
@@ -53,6 +115,7 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
         downloads go to ``<dest>/upstream/<name>/``.
     mirror : base URL of a mirror of the upstream hosts (also ``$PAPERLIB_MIRROR``).
     force : rebuild even when a verified file is already there.
+    deadline : seconds one upstream file's download may take in all (:class:`DeadlineDownloader`).
     """
     import pooch
 
@@ -84,7 +147,8 @@ def fetch(name: str, dest: Path | None = None, mirror: str | None = None, progre
             print(f"{name}: file {k}/{len(up.files)}: {url}", file=sys.stderr)
         try:
             local[rel] = Path(pooch.retrieve(url, known_hash=f"sha256:{sha}" if sha else None,
-                                             fname=rel.replace("/", "__"), path=raw_dir, progressbar=progress))
+                                             fname=rel.replace("/", "__"), path=raw_dir,
+                                             downloader=DeadlineDownloader(deadline, progressbar=progress)))
         except ValueError as exc:
             raise FetchError(f"{name}: {url} does not match its pinned SHA-256 ({exc}); nothing was cached. "
                              f"Retry `{FETCH_COMMAND} {name}`, or use another --mirror") from exc

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import zlib
 from pathlib import Path
 
@@ -35,6 +36,11 @@ class HarnessLogError(ValueError):
 def _samples_file(path: Path, task: str | None) -> Path:
     path = Path(path)
     if path.is_file():
+        named = re.fullmatch(r"samples_(.+)_[^_]+\.jsonl(?:\.gz)?", path.name)
+        if task is not None and (named is None or named.group(1) != task):
+            said = f"holds samples of task {named.group(1)!r}" if named else "does not say its task in its name"
+            raise HarnessLogError(f"{path}: --task {task} chooses among the samples files of a folder, but this file "
+                                  f"{said}; leave --task out when naming a file, or name that task's file")
         return path
     if not path.is_dir():
         raise HarnessLogError(f"{path}: no such file or folder")

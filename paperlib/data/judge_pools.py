@@ -64,6 +64,9 @@ def judge_data_available(name: str) -> bool:
     return True
 
 
+MAX_ABS_SCORE = 1e100  # a judge score's largest magnitude: its square summed over 1e100 queries stays finite
+
+
 @dataclass
 class JudgePool:
     """Stored repeated judgments.
@@ -124,6 +127,10 @@ class JudgePool:
             raise JudgeDataError(f"{name}: the pool is empty (shape {arr.shape})")
         if np.isinf(arr).any():
             raise JudgeDataError(f"{name}: scores contain inf")
+        biggest = float(np.nanmax(np.abs(arr))) if not np.isnan(arr).all() else 0.0
+        if biggest > MAX_ABS_SCORE:  # squares and sums of squares (the variances) would overflow to inf, then NaN
+            raise JudgeDataError(f"{name}: a score of magnitude {biggest:.3g} is beyond {MAX_ABS_SCORE:.0e}; the "
+                                 "variances would overflow (rescale the scores, e.g. to the judge's own scale)")
         if scale is not None:
             lo, hi = scale
             bad = ~np.isnan(arr) & ((arr < lo) | (arr > hi))

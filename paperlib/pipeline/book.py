@@ -50,11 +50,11 @@ CSS = """
 .verdict{font-weight:600;padding:.05em .45em;border-radius:.3em;white-space:nowrap}
 .verdict-holds{background:#d9f2d9}.verdict-fails{background:#f8d4d4}.verdict-partly{background:#fff0c2}
 .verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
+.print-only{display:none}
 .claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
 .paperlib-row{border-left-color:#c9a227}
 table.verdicts td,table.verdicts th{text-align:center}
 table.table td,table.table th{vertical-align:top;font-size:.85em;padding:.25em .45em}
-@media print{.claim-card{break-inside:avoid}}
 @page{margin:14mm 12mm 16mm 12mm;@bottom-center{content:"paperlib, page " counter(page) " of " counter(pages);
 font-size:9pt;color:#555}}
 """
@@ -500,9 +500,14 @@ def methods_md(ctx: Context) -> str:
         f"This book shows the **{ctx.profile}** profile. Its configuration, as the workflow validated and ran it "
         "(the comments in `paperlib/config/<profile>.yaml` give each declared reduction and its reason):",
         "",
-        "```yaml",
+        "```{code-block} yaml",
+        ":class: profile-config",
+        "",
         profile_yaml.rstrip(),
         "```",
+        "",
+        f'<p class="print-only">The configuration ({len(profile_yaml.splitlines())} lines) is printed on the site\'s '
+        f"Methods page and lives in <code>paperlib/config/{ctx.profile}.yaml</code>.</p>",
         "",
     ])
 
@@ -555,6 +560,7 @@ def prepare_notebook(src: Path, dest: Path) -> None:
             tags = cell.setdefault("metadata", {}).setdefault("tags", [])
             if "hide-input" not in tags:
                 tags.append("hide-input")
+            cell["outputs"] = [o for o in cell.get("outputs", []) if not _path_repr(o)]
             for o in cell.get("outputs", []):
                 if "text" in o:
                     o["text"] = [scrub(t) for t in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
@@ -566,6 +572,20 @@ def prepare_notebook(src: Path, dest: Path) -> None:
             text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             cell["source"] = re.sub(r"\[([^\]]+)\]\((?!https?:|#)([^)]+)\)", r"\1 (`\2`)", scrub(text))
     dest.write_text(json.dumps(nb, indent=1))
+
+
+_PATH_REPR = re.compile(r"^(?:\w*Path|SavedPath)\(['\"][^'\"]*['\"]\)$")
+
+
+def _path_repr(output: dict) -> bool:
+    """A cell's value that is only a path's Python repr (``PosixPath('figures/...')``, what a notebook cell ending in
+    ``save_figure(...)`` displayed before it returned a quiet path): noise to a reader, dropped from the book."""
+    if output.get("output_type") != "execute_result":
+        return False
+    data = output.get("data", {})
+    text = data.get("text/plain", "")
+    text = "".join(text) if isinstance(text, list) else text
+    return set(data) == {"text/plain"} and bool(_PATH_REPR.match(text.strip()))
 
 
 def source_tree(profile: str, figures: Path, executed: Path, config: dict | None, src: Path) -> Context:
@@ -680,10 +700,59 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
+PRINT_CSS = """
+@media print{
+details.hide.above-input,.cell_input,.headerlink,.prev-next-area,.bd-sidebar-primary,.bd-sidebar-secondary,
+.bd-header,.bd-footer,.bd-footer-content,.header-article,#pst-back-to-top,.sd-summary-up,.sd-summary-down{
+display:none!important}
+details.sd-dropdown>summary{font-weight:600}
+details.sd-dropdown>.sd-summary-content{display:block!important}
+.bd-main .bd-content .bd-article-container{max-width:100%!important}
+html{font-size:12.5px}
+#the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
+.print-only{display:block!important}
+#the-ledger table{font-size:.78em}
+.sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
+.sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
+.sd-dropdown .sd-summary-content figure img{width:100%!important}
+h1{break-before:page}
+section>h1:first-child{margin-top:0}
+img{max-width:100%!important;height:auto;break-inside:avoid}
+figure,.cell_output{break-inside:avoid}
+a[href]{color:inherit;text-decoration:none}
+}
+"""
+
+
+def print_copy(html: Path) -> Path:
+    """The single-page HTML as it is printed: every link that is not to a place in the document or on the web made
+    plain text (a PDF must never point into the build folder: image links, links to the other pages of the site),
+    links to other pages' sections made links within the document, every folded section printed open (paper cannot
+    be unfolded) and the code folds left out (:data:`PRINT_CSS`)."""
+    text = html.read_text(encoding="utf-8")
+
+    def relink(m: re.Match) -> str:
+        href = m.group(2)
+        if href.startswith(("http://", "https://", "#")):
+            return m.group(0)
+        page, _, anchor = href.partition("#")
+        if page.endswith(".html") and "/" not in page and page not in ("genindex.html", "search.html"):
+            return f'{m.group(1)}href="#{anchor or "document-" + page.removesuffix(".html")}"'
+        return m.group(1).rstrip()  # no href at all: plain text
+
+    text = re.sub(r'(<a\b[^>]*?\s)href=["\']([^"\']*)["\']', relink, text)
+    text = re.sub(r"<details(\s[^>]*class=\"[^\"]*sd-dropdown[^\"]*\")", r"<details open\1", text)
+    text = text.replace("</head>", f"<style>{PRINT_CSS}</style></head>", 1)
+    out = html.with_name("print.html")
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
 def print_pdf(html: Path, pdf: Path) -> None:
     exe = chromium()
     if exe is None:
         raise BookError("no Chromium to print the PDF (Debian package chromium); --pdf no builds the site alone")
+    html = print_copy(html)
     cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
            "--no-pdf-header-footer", "--generate-pdf-document-outline",  # bookmarks from the headings
            "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",

@@ -46,6 +46,13 @@ class PendingRequestError(PolicyError):
     pass
 
 
+def refuse_complex(scores, what: str) -> None:
+    """Complex scores are an error, never converted (a conversion to float drops the imaginary part with at most a
+    warning)."""
+    if torch.is_tensor(scores) and scores.is_complex() or not torch.is_tensor(scores) and np.iscomplexobj(scores):
+        raise ValueError(f"{what}, got complex values")
+
+
 class BudgetExhaustedError(PolicyError):
     pass
 
@@ -261,8 +268,7 @@ class Policy(ABC):
         raise NotImplementedError
 
     def _check_scores(self, scores, shape) -> torch.Tensor:
-        if torch.is_tensor(scores) and scores.is_complex() or not torch.is_tensor(scores) and np.iscomplexobj(scores):
-            raise ValueError("scores must be real numbers in [0, 1], got complex values")
+        refuse_complex(scores, "scores must be real numbers in [0, 1]")
         scores = torch.as_tensor(scores, device=self.device, dtype=torch.float32)
         if scores.shape != shape:
             raise ValueError(f"scores must have shape {tuple(shape)}, got {tuple(scores.shape)}")

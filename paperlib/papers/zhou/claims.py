@@ -233,7 +233,7 @@ def fig3_claims(table: pd.DataFrame, reach: pd.DataFrame, gaps: pd.Series | None
 
 
 def claim_ndcg(table: pd.DataFrame, k: int = 10) -> Claim:
-    """Figure 3, NDCG@10 row: the active algorithms rank the top methods better than the baselines (Sec. 4.4).
+    """Figure 3, ``NDCG@10`` row: the active algorithms rank the top methods better than the baselines (Sec. 4.4).
 
     Per dataset, the better active method's NDCG@k averaged over the budget grid minus the better
     baseline's, with the mean of the per-budget standard errors as each side's standard error
