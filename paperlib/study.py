@@ -1,7 +1,9 @@
 """A live best-model search: ask/tell over named models and examples, with a journal that loses nothing.
 
-The design follows Optuna's ``Study`` and its journal storage: every decision and every score is
-appended to a JSON-lines file and flushed to disk (``fsync``) before the call returns, and
+The design follows Optuna's ``Study`` and its journal storage, kept apart as Optuna keeps them: the study decides,
+and :class:`paperlib.journal.JournalStorage` stores (the lock, the header with the set-up, prices and objective, and
+the records). Every decision and every score is appended to a JSON-lines file and flushed to disk (``fsync``) before
+the call returns, and
 :meth:`Study.resume` rebuilds the study by replaying the journal through a policy built with the
 same method, parameters and seed. Policies are deterministic given their seed and the scores told,
 so the replay reproduces every recorded request; the resumed study then continues exactly as an
@@ -37,8 +39,6 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
-import os
-import socket
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +48,7 @@ import torch
 from . import __version__
 from .checks import check_delta, check_scalar, check_score
 from .confseq import WoRMeanCS, certify, certify_top_k
+from .journal import JournalError, JournalInUse, JournalStorage, lock_journal, peek  # noqa: F401 (re-exported)
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
@@ -93,31 +94,6 @@ def _check_index(pairs: Pairs, index) -> int:
     if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < len(pairs):
         raise ValueError(f"pair index {index!r} out of range for a request of {len(pairs)} pairs (an integer)")
     return int(index)
-
-
-class JournalError(ValueError):
-    """A journal that cannot be replayed: the message names the file and line."""
-
-
-class JournalInUse(JournalError):
-    """Another process holds the journal's lock: two writers would pay for the same calls twice."""
-
-
-def lock_journal(path: Path):
-    """An exclusive lock on ``path`` for this study (``filelock`` on ``<journal>.lock``, as Optuna's journal storage
-    locks its file); a second writer, in this process or another, is refused with a message naming the holder."""
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(f"{path}.lock", timeout=0)
-    owner = Path(f"{path}.owner")
-    try:
-        lock.acquire()
-    except Timeout:
-        who = owner.read_text().strip() if owner.exists() else "unknown"
-        raise JournalInUse(f"journal {path} is in use by another search ({who}); wait for it to finish, or stop it "
-                           "(Ctrl-C) and rerun") from None
-    owner.write_text(f"process {os.getpid()} on {socket.gethostname()}\n")
-    return lock
 
 
 @dataclass(frozen=True)
@@ -234,8 +210,7 @@ class Study:
         self._partial: dict[int, float] = {}
         self._scores_completed: int | None = None
         self.failures = 0
-        self._journal: Path | None = None
-        self._lock = None
+        self._storage: JournalStorage | None = None
         self._header = dict(type="header", format=1, version=__version__, method=method, params=self.params,
                             seed=self.seed, budget=self.budget, delta=self.delta, epsilon=self.epsilon,
                             models=models, n_examples=m,
@@ -248,30 +223,17 @@ class Study:
         if self.asynchronous:
             self._header["asynchronous"] = True
         if journal is not None:
-            path = Path(journal)
-            if path.exists():
-                raise FileExistsError(f"journal {path} already exists; resume it with Study.resume({str(path)!r}, ...)")
-            if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
-                raise PermissionError(f"cannot write the journal in {path.parent}")
-            self._lock = lock_journal(path)
-            self._journal = path
-            self._append(self._header)
+            self._storage = JournalStorage.create(journal, self._header)
 
     def close(self) -> None:
         """Release the journal's lock (also released when the process ends)."""
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+        if self._storage is not None:
+            self._storage.close()
 
     # journal -------------------------------------------------------------------------------------
     def _append(self, record: dict) -> None:
-        if self._journal is None:
-            return
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        with open(self._journal, "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        if self._storage is not None:
+            self._storage.append(record)
 
     @classmethod
     def resume(cls, journal, models=None, examples=None, meta: dict | None = None, budget: int | None = None,
@@ -284,27 +246,16 @@ class Study:
         refused naming both values. A larger ``budget`` continues the run (every study method is anytime, so the
         replay is the same); a smaller one is refused.
         """
-        path = Path(journal)
-        lock = lock_journal(path)
+        storage = JournalStorage.open(journal)
         try:
-            study = cls._resume_locked(path, models, examples, overrides, meta, budget)
+            return cls._resume_from(storage, models, examples, overrides, meta, budget)
         except BaseException:
-            lock.release()
+            storage.close()
             raise
-        study._lock = lock
-        return study
 
     @classmethod
-    def _resume_locked(cls, path: Path, models, examples, overrides: dict, meta, budget) -> Study:
-        lines = _read_lines(path)
-        header = _parse(path, 1, lines[0])
-        if header.get("type") != "header":
-            raise JournalError(f"{path}:1: the first line is not a header")
-        missing = sorted({"method", "params", "seed", "budget", "delta", "models", "n_examples", "examples_sha256",
-                          "device"} - set(header))
-        if missing:
-            raise JournalError(f"{path}:1: the header lacks {', '.join(missing)}; this is not a paperlib journal, or a "
-                               "damaged one")
+    def _resume_from(cls, storage: JournalStorage, models, examples, overrides: dict, meta, budget) -> Study:
+        path, header = storage.path, storage.header
         if examples is None:
             raise ValueError("resume needs the examples (the journal stores only their SHA-256)")
         if examples_digest(examples) != header["examples_sha256"] or len(examples) != header["n_examples"]:
@@ -324,17 +275,13 @@ class Study:
             if recorded != value:
                 raise JournalError(f"{path}:1: {key}={value!r} differs from the journal's {key}={recorded!r}; a "
                                    "different set-up needs a new journal (another --json or --journal)")
-        recorded_meta = _recorded_meta(header, lines)
-        scored = any('"type":"score"' in text or '"type":"tell"' in text for text in lines[1:])
+        recorded_meta = storage.meta
         changed = {k: v for k, v in (meta or {}).items() if k in recorded_meta and recorded_meta[k] != v}
-        if changed and scored:
+        if changed and storage.scored:
             key = next(iter(changed))
             raise JournalError(f"{path}:1: {key} {changed[key]!r} differs from the journal's {recorded_meta[key]!r}; "
                                "the recorded scores came from the other one (use a new --json or --journal)")
-        recorded_budget = header["budget"]
-        for text in lines[1:]:
-            if '"type":"budget"' in text:
-                recorded_budget = max(recorded_budget, int(json.loads(text)["budget"]))
+        recorded_budget = storage.budget
         run_budget = recorded_budget if budget is None else budget
         if run_budget < recorded_budget:
             raise JournalError(f"{path}:1: budget={budget} is below the journal's budget={recorded_budget}; a resume "
@@ -350,23 +297,23 @@ class Study:
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
-            study._replay(path, lines[1:])
+            study._replay(storage)
         except JournalError as exc:
             if run_budget == recorded_budget:
                 raise
             raise JournalError(f"{path}: cannot continue past the journal's budget={recorded_budget}: the run's last "
                                f"request was cut to fit it, and a larger budget would have asked differently ({exc}); "
                                "start a new journal") from None
-        study._journal = path
+        study._storage = storage
         if run_budget > recorded_budget:
             study._append(dict(type="budget", budget=run_budget))
         if changed:  # nothing was scored yet (only failures): the fixed scorer takes over
             study._append(dict(type="meta", meta=changed))
         return study
 
-    def _replay(self, path: Path, lines: list[str]) -> None:
-        for no, text in enumerate(lines, start=2):
-            rec = _parse(path, no, text)
+    def _replay(self, storage: JournalStorage) -> None:
+        path = storage.path
+        for no, rec in storage.records():
             kind = rec.get("type")
             if self.asynchronous and kind in ("ask", "score", "failure", "tell"):
                 self._replay_ahead(path, no, rec)
@@ -678,53 +625,15 @@ class Study:
         return [self.models[i] for i in top[0].tolist()], bool(ok[0])
 
 
-def _recorded_meta(header: dict, lines: list[str]) -> dict:
-    """What the journal says decides its scores: the header's ``meta``, updated by later ``meta`` records."""
-    meta = dict(header.get("meta", {}))
-    for text in lines[1:]:
-        if '"type":"meta"' in text:
-            meta.update(json.loads(text)["meta"])
-    return meta
-
-
 def journal_meta(path) -> dict:
     """The ``meta`` a journal recorded (e.g. the scorer's identity), or {} when it cannot be read; the resume itself
     reports a damaged journal."""
-    try:
-        lines = _read_lines(Path(path))
-        return _recorded_meta(json.loads(lines[0]), lines)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
+    seen = peek(path)
+    return {} if seen is None else seen[1]
 
 
 def journal_method(path) -> str | None:
     """The method a journal was recorded with, or None (no journal, or one the resume will report as damaged)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            method = json.loads(f.readline()).get("method")
-    except (OSError, ValueError, AttributeError):
-        return None
+    seen = peek(path)
+    method = None if seen is None or not isinstance(seen[0], dict) else seen[0].get("method")
     return method if method in STUDY_METHODS else None
-
-
-def _read_lines(path: Path) -> list[str]:
-    if not path.is_file():
-        raise FileNotFoundError(f"journal {path} does not exist")
-    text = path.read_text(encoding="utf-8")
-    if not text:
-        raise JournalError(f"{path}:1: empty journal")
-    lines = text.split("\n")
-    if lines[-1] != "":
-        raise JournalError(f"{path}:{len(lines)}: the last line is cut mid-line (no newline); the process "
-                           "probably died while writing it. Remove that line by hand to resume.")
-    return lines[:-1]
-
-
-def _parse(path: Path, no: int, text: str) -> dict:
-    try:
-        rec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise JournalError(f"{path}:{no}: not a JSON object ({exc.msg})") from None
-    if not isinstance(rec, dict):
-        raise JournalError(f"{path}:{no}: not a JSON object")
-    return rec

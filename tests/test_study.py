@@ -265,3 +265,39 @@ def test_the_asynchronous_study_checks_types_and_ownership_as_the_synchronous_on
     assert a.calls == 0 and [(p, t) for p, t in a.outstanding()] == [(ra, 0), (ra, 1)]
     a.record_score(ra, 0, 0.25)
     assert a.calls == 1
+
+
+def test_the_journal_is_its_own_storage(tmp_path):
+    """Issue 42, item 4: JournalStorage stores (lock, header, records) and decides nothing. Its records come back in
+    order with their line numbers; a second writer is refused while it is open; budget and meta read the later
+    records; a header without the set-up is refused naming what it lacks."""
+    import pytest
+
+    from paperlib.journal import JournalError, JournalInUse, JournalStorage
+
+    header = dict(type="header", method="ucbe", params={}, seed=0, budget=4, delta=0.05, models=["a", "b"],
+                  n_examples=2, examples_sha256="x", device="cpu", meta={"scorer": "s1"}, costs=[1.0, 2.0])
+    path = tmp_path / "j.jsonl"
+    store = JournalStorage.create(path, header)
+    with pytest.raises(FileExistsError):
+        JournalStorage.create(path, header)
+    with pytest.raises(JournalInUse, match="in use"):
+        JournalStorage.open(path)
+    store.append(dict(type="ask", request=0, pairs=[[0, 1]]))
+    store.append(dict(type="score", request=0, index=0, score=0.5, cost=1.0))
+    store.append(dict(type="budget", budget=6))
+    store.append(dict(type="meta", meta={"scorer": "s2"}))
+    store.close()
+    again = JournalStorage.open(path)
+    try:
+        assert again.header == header
+        assert [(no, r["type"]) for no, r in again.records()] == [(2, "ask"), (3, "score"), (4, "budget"), (5, "meta")]
+        assert again.budget == 6 and again.meta == {"scorer": "s2"} and again.scored
+    finally:
+        again.close()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"type": "header", "method": "ucbe"}) + "\n")
+    with pytest.raises(JournalError, match="lacks budget, delta, device"):
+        JournalStorage.open(bad)
+    with pytest.raises(JournalError, match="lacks"):  # not JournalInUse: the refusal released the lock
+        JournalStorage.open(bad)
