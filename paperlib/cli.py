@@ -646,27 +646,7 @@ def main(argv=None, prog: str | None = None) -> int:
         return 2
 
 
-def entry(prog: str | None = None) -> int:
-    """The process entry point (the ``paperlib`` script, ``python -m paperlib``): :func:`main`, then Ctrl-C ignored
-    for the few moments the process takes to exit. A Ctrl-C that arrives then (a second or third press after a search
-    stopped) would otherwise raise inside torch's or threading's teardown and print their traceback."""
-    import signal
-
-    try:
-        status = main(prog=prog)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        status = 130
-    if _in_main_thread():  # signal.signal works there only
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return status
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
-
-
 if __name__ == "__main__":
-    sys.exit(entry())
+    from .__main__ import run
+
+    sys.exit(run())

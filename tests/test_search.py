@@ -560,3 +560,30 @@ def test_a_budget_below_the_workers_is_not_refused_as_a_batch_size(tmp_path):
     out = paperlib.search(models, examples, lambda m, e: table[m][e["id"]], tmp_path / "j.jsonl", budget=1,
                           workers=4, stop="budget")
     assert out["calls"] == 1
+
+
+@pytest.mark.slow
+def test_a_ctrl_c_at_any_moment_of_start_up_ends_with_130_and_no_traceback(setup):
+    """Issue 43, class 1: a SIGINT while the command imports (NumPy's, torch's) raised inside C extensions, where it
+    became an ImportError with a traceback (status 1) or left the interpreter to kill itself at exit (status -2).
+    Once paperlib's entry point runs, every moment gives status 130 and one line (or 0: the search had finished)."""
+    import signal
+    import time
+
+    d = setup
+    cmd = [sys.executable, "-m", "paperlib", "search", "--models", str(d / "models.txt"), "--examples",
+           str(d / "examples.txt"), "--scorer", f"{sys.executable} {d / 'scorer.py'}", "--quiet", "--budget", "6",
+           "--stop", "budget"]
+    seen = []
+    for k, delay in enumerate((0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.8)):
+        proc = subprocess.Popen([*cmd, "--json", str(d / f"o{k}.json")], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        seen.append(proc.returncode)
+        assert proc.returncode in (0, 130) and "Traceback" not in err and "Error" not in err, (delay, err[-600:])
+        if proc.returncode == 130:
+            assert err.strip().splitlines()[-1].startswith(("interrupted", "stopping", "interrupted:")), err
+    assert 130 in seen  # at least one landed while the command was starting or running
