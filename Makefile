@@ -23,9 +23,21 @@ reproduce: setup
 
 # the reproduction as a book, from committed results only (no job runs, no data): site/$(REPORT)/index.html and
 # site/$(REPORT)/paperlib-$(REPORT).pdf (the PDF needs Chromium; without it the site alone is built)
+# Its own light environment (no torch, no workflow: about 2 minutes to set up from PyPI), unless `make setup`'s full one
+# is already there; set REPORT_VENV=$(VENV) to use the full one.
 REPORT ?= paper
-report: setup
-	$(PY) -m paperlib.pipeline.book --profile $(REPORT)
+REPORT_VENV ?= $(if $(wildcard $(VENV)/.installed),$(VENV),.venv-report)
+REPORT_DEPS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['report']))")
+.venv-report/.installed: pyproject.toml
+	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
+	test -d .venv-report || $(PYTHON) -m venv .venv-report
+	.venv-report/bin/python -m pip install -q --upgrade pip
+	.venv-report/bin/python -m pip install -q --no-deps -e .
+	.venv-report/bin/python -m pip install -q $(foreach d,$(REPORT_DEPS),"$(d)")
+	touch $@
+
+report: $(REPORT_VENV)/.installed
+	$(REPORT_VENV)/bin/python -m paperlib.pipeline.book --profile $(REPORT)
 
 # a fresh quick run in a clean worktree of HEAD (about 35 min on 2 cores), its tables compared with the committed
 # figures/quick/ by tolerance; needs the data of the quick profile ($$PAPERLIB_DATA or `paperlib data fetch --all`)

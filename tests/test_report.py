@@ -210,7 +210,8 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     subprocess.run(["pdftoppm", "-r", "40", "-png", "-f", "1", "-l", "4", str(pdf), str(OUTPUT / "pdf_page")],
                    check=True)
     pngs = sorted(OUTPUT.glob("pdf_page-*.png"))
-    assert len(pngs) == 4 and all(p.stat().st_size > 5000 for p in pngs)
+    # the title page and the landing page are full; a chapter starts on a new page, so the page before it may be short
+    assert len(pngs) == 4 and all(p.stat().st_size > 5000 for p in pngs[:2]) and all(p.stat().st_size > 2500 for p in pngs)
     # issue 39, item 4: a PDF a reviewer would print
     pages = text.count("\f")
     assert pages <= 120, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 100)"

@@ -14,7 +14,6 @@ import yaml
 from .. import paths
 from .digest import DIGEST_KEYS, MATRIX_KEYS, file_content_sha256
 from .matrix import KINDS, ScoreMatrix, ScoreMatrixError
-from .synthetic import factor_bernoulli, low_rank_logistic
 
 
 class DatasetNotFoundError(FileNotFoundError):
@@ -227,6 +226,11 @@ def load(name: str, verify: bool = True) -> ScoreMatrix:
     rule for that dataset: rows with more than ``max_row_missing`` missing are dropped first,
     then columns with any missing entry (recorded in ``meta``).
     """
+    from .synthetic import (  # torch: only when a matrix is generated
+        factor_bernoulli,
+        low_rank_logistic,
+    )
+
     ds = info(name)
     gen = ds.generator
     if gen.get("type") == "low-rank-logistic":

@@ -548,6 +548,7 @@ exclude_patterns = ["_build"]
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
+autodoc_mock_imports = ["torch"]  # the claim builders' docstrings need no torch: the report's light environment has none
 '''
 
 
@@ -715,7 +716,7 @@ html{font-size:12.5px}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
 .sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
 .sd-dropdown .sd-summary-content figure img{width:100%!important}
-h1{break-before:page}
+span[id^="document-"]+section{break-before:page}
 section>h1:first-child{margin-top:0}
 img{max-width:100%!important;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
