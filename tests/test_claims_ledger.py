@@ -86,6 +86,7 @@ def test_committed_notebooks_print_the_committed_ledgers_verdicts():
     from paperlib import paths
 
     line = re.compile(r"^- \*\*(\w+)\*\* `([a-z0-9-]+)` — ", re.M)
+    bare = re.compile(r"^- \*\*(holds|fails|partly|inconclusive|untestable)\*\* (?!`)", re.M)
     checked, wrong = 0, []
     for profile in ("paper", "quick"):
         ledger = paths.ROOT / "figures" / profile / "claims.csv"
@@ -96,6 +97,8 @@ def test_committed_notebooks_print_the_committed_ledgers_verdicts():
             cells = json.loads(nbf.read_text())["cells"]
             text = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in cells
                            for o in c.get("outputs", []))
+            for verdict in bare.findall(text):  # a verdict shown without the row it belongs to
+                wrong.append(f"{profile}/{nbf.name} prints a {verdict!r} line without its ledger id")
             for verdict, cid in line.findall(text):
                 if verdicts.get(cid) != verdict:
                     wrong.append(f"{profile}/{nbf.name} prints {verdict!r} for {cid}, the ledger "
