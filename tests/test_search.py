@@ -582,8 +582,11 @@ def test_a_ctrl_c_at_any_moment_of_start_up_ends_with_130_and_no_traceback(setup
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
+        if proc.returncode != 130 and "Traceback" in err and "paperlib" not in err:
+            continue  # on a slow machine: still in the interpreter's own start-up (site, runpy), before our code
         seen.append(proc.returncode)
         assert proc.returncode in (0, 130) and "Traceback" not in err and "Error" not in err, (delay, err[-600:])
         if proc.returncode == 130:
-            assert err.strip().splitlines()[-1].startswith(("interrupted", "stopping", "interrupted:")), err
-    assert 130 in seen  # at least one landed while the command was starting or running
+            # (a print cut by the signal may leave its line without a newline: "auto: running ucbeinterrupted")
+            assert "interrupted" in err.strip().splitlines()[-1], err
+    assert len(seen) >= 6 and 130 in seen  # most landed in our code, at least one while it started or ran
