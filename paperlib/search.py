@@ -458,7 +458,7 @@ def _drain(study: Study, running: dict) -> None:
     for job, (req, t) in list(running.items()):
         try:
             value, errors = job.result()
-        except (KeyboardInterrupt, Exception):  # a second Ctrl-C, or a call that raised: keep what we have
+        except (KeyboardInterrupt, Exception):  # a call that raised (or Ctrl-C outside the main thread): keep the rest
             continue
         _journal(study, req, t, value, errors)
     running.clear()
