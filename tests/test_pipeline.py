@@ -198,6 +198,9 @@ BAD_CONFIGS = [
     (_set("search.methods", ["ucbe-lrf"]), "search.methods"),
     (_set("search.delta", 1.0), "search.delta"),
     (_set("search.datasets", ["nope"]), "nope"),
+    (_set("reductions", [{"setting": "zhou.params.nope", "what": "w", "paper": "p", "why": "y", "effect": "e"}]),
+     "zhou.params.nope"),
+    (_set("reductions", [{"setting": "zhou.reps", "what": "w", "paper": "p", "why": "y"}]), "effect"),
 ]
 
 

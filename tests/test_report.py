@@ -174,6 +174,38 @@ def test_variables_count_verdicts_independently():
         sync("<!-- v:nope -->1<!-- /v -->", v)
 
 
+def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_path):
+    """Issue 39, items 5 and 7: the substitutions and the declared reductions as tables, and links out. The values
+    in the reductions table are the profile file's own (read here from the YAML, not through the builder)."""
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "paperlib" / "config" / "paper.yaml").read_text())
+    structure = yaml.safe_load(book.STRUCTURE.read_text())
+    book.source_tree("paper", ROOT / "figures" / "paper", ROOT / "results" / "paper" / "notebooks",
+                     book.profile_config("paper"), tmp_path / "src")
+    methods = (tmp_path / "src" / "methods.md").read_text()
+    refs = (tmp_path / "src" / "references.md").read_text()
+    assert len(raw["reductions"]) >= 1
+    for r in raw["reductions"]:
+        value = raw
+        for part in r["setting"].split("."):
+            value = value[part]
+        row = next(line for line in methods.splitlines() if f"(`{r['setting']}`)" in line)
+        shown = re.findall(r"\| `([^`]*)` \|", row)
+        assert shown and yaml.safe_load(shown[0]) == value, (row, value)
+    for ch in structure["chapters"]:
+        ref = structure["references"].get(ch.get("cite"))
+        if ref is None:
+            continue
+        assert ref["paper"] in refs and ref["code"]["url"] in refs
+        assert ref["paper"] in (tmp_path / "src" / f"{ch['id']}.md").read_text()
+        sub = next(s for s in structure["substitutions"] if s["paper"] == ch["cite"])
+        assert f"]({ref['paper']}) | {book.md_escape(sub['theirs'])} |" in methods
+    for name in ("closerlook_topicalchat", "llmrubric_dist", "sysrs_math", "bench1"):  # every kind of data read
+        assert f"| `{name}` |" in refs
+    assert "https://github.com/zifanlyu/llm-bandits-sysrs/tree/" in refs  # a pinned upstream becomes its commit
+
+
 def test_missing_ledger_is_named(tmp_path):
     with pytest.raises(book.BookError, match="claims.csv missing"):
         book.source_tree("paper", tmp_path, tmp_path, None, tmp_path / "src")

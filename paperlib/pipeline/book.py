@@ -51,6 +51,7 @@ CSS = """
 .verdict-holds{background:#d9f2d9}.verdict-fails{background:#f8d4d4}.verdict-partly{background:#fff0c2}
 .verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
 .print-only{display:none}
+@media print{.screen-only{display:none}}
 .claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
 .paperlib-row{border-left-color:#c9a227}
 table.verdicts td,table.verdicts th{text-align:center}
@@ -273,6 +274,7 @@ class Context:
     placed: set[str] = field(default_factory=set)
     missing: list[str] = field(default_factory=list)
     home: dict[str, str] = field(default_factory=dict)  # claim id -> the section notebook it is shown under
+    structure: dict = field(default_factory=dict)  # book.yaml: references, substitutions, chapters
 
 
 def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bool = False,
@@ -326,6 +328,131 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
     return "\n".join(out)
 
 
+def links_out(ch: dict, ctx: Context) -> list[str]:
+    """The chapter's first line after its summary: the paper, the authors' code, where our data differ."""
+    ref = ctx.structure.get("references", {}).get(ch.get("cite"))
+    if not ref:
+        return []
+    bits = [f"the paper: [{ref['paper'].removeprefix('https://arxiv.org/abs/').join(('arXiv:', ''))}]({ref['paper']})"
+            if "arxiv.org/abs/" in ref.get("paper", "") else f"[the paper]({ref['paper']})"] if ref.get("paper") else []
+    if ref.get("code"):
+        bits.append(f"the authors' code: [{md_escape(ref['code']['name'])}]({ref['code']['url']})")
+    if any(sub["paper"] == ch["cite"] for sub in ctx.structure.get("substitutions", [])):
+        bits.append("[our data in place of the paper's](methods.md#substitutions)")
+    bits.append("[references](references.md)")
+    return ["*Read alongside:* " + " · ".join(bits) + ".", ""]
+
+
+def substitution_datasets(sub: dict, config: dict | None) -> list[str]:
+    """A substitution's datasets: its ``ours`` list, then those of the configuration keys it names."""
+    from .config import setting_value
+
+    names = list(sub.get("ours", []))
+    for key in ("ours_from", "also_from"):
+        if sub.get(key):
+            got = setting_value(config or {}, sub[key])
+            names += [n for n in (got if isinstance(got, list) else []) if n not in names]
+    return names
+
+
+def _kinds(names: list[str], reg: dict) -> str:
+    """``14 real, 2 semi-synthetic, 3 synthetic: `a`, `b`, ...`` from the registry's entries."""
+    by_kind: dict[str, list[str]] = {}
+    for n in names:
+        by_kind.setdefault(reg.get(n, {}).get("kind", "?"), []).append(n)
+    known = ("real", "semi-synthetic", "synthetic")
+    order = [k for k in known if k in by_kind] + [k for k in by_kind if k not in known]
+    return "; ".join(f"{len(by_kind[k])} {k}: " + ", ".join(f"`{n}`" for n in by_kind[k]) for k in order)
+
+
+def upstream_url(entry: dict) -> str:
+    """A dataset's upstream as a page a reader can open: a pinned raw.githubusercontent.com base becomes the
+    repository at that commit; a bare ``owner/name`` source its GitHub page."""
+    base = (entry.get("upstream") or {}).get("base", "")
+    m = re.match(r"https://raw\.githubusercontent\.com/([^/]+/[^/]+)/([0-9a-f]{7,40})/", base)
+    if m:
+        return f"https://github.com/{m.group(1)}/tree/{m.group(2)}"
+    if base.startswith("https://"):
+        return base
+    src = str(entry.get("source") or "")
+    return f"https://github.com/{src}" if re.fullmatch(r"[\w.-]+/[\w.-]+", src) else ""
+
+
+def substitutions_table(ctx: Context, reg) -> list[str]:
+    refs = ctx.structure.get("references", {})
+    rows = ["| paper | the paper's data | ours | why the paper's cannot be had |", "|---|---|---|---|"]
+    for sub in ctx.structure.get("substitutions", []):
+        ref = refs.get(sub["paper"], {})
+        name = ref.get("cite", sub["paper"]).split(". ")[0 if "et al" in ref.get("cite", "") else 0]
+        short = {"zhou2025": "Zhou et al. 2025", "tolochinsky2026": "Tolochinsky et al. 2026 (PULSE)",
+                 "saha2026": "Saha et al. 2026 (ROBIN)"}.get(sub["paper"], name)
+        cell = f"[{short}]({ref['paper']})" if ref.get("paper") else short
+        rows.append(f"| {cell} | {md_escape(sub['theirs'])} | {_kinds(substitution_datasets(sub, ctx.config), reg)} | "
+                    f"{md_escape(sub['why'])} |")
+    return rows
+
+
+def reductions_table(config: dict | None) -> list[str]:
+    """The profile's declared reductions (``reductions:`` of its configuration) as a table; ours is read from the
+    setting it names, so no number is typed twice."""
+    from .config import setting_value
+
+    rows = (config or {}).get("reductions", [])
+    if not rows:
+        return [f"This profile ({(config or {}).get('profile', 'custom')}) declares no reductions row by row: it is "
+                "a reduced scale as a whole (fewer runs, budgets and datasets than the papers'); the paper profile "
+                "lists its few reductions in a table here.", ""]
+    out = ["| setting | the paper | ours | why | what we measured of the difference |", "|---|---|---|---|---|"]
+    for r in rows:
+        ours = setting_value(config, r["setting"])
+        ours = json.dumps(ours) if isinstance(ours, (dict, list)) else ours
+        out.append(f"| {md_escape(r['what'])} (`{r['setting']}`) | {md_escape(r['paper'])} | `{str(ours).replace('|', '/').replace('`', chr(39))}` | "
+                   f"{md_escape(r['why'])} | {md_escape(r['effect'])} |")
+    return out + [""]
+
+
+def references_md(ctx: Context) -> str:
+    """The bibliography: the papers, the authors' code, and every dataset the profile reads with its upstream."""
+    from ..data.registry import entries
+
+    reg = entries()
+    lines = ["# References", "", "## The papers and their code", ""]
+    for key, ref in ctx.structure.get("references", {}).items():
+        bits = [md_escape(ref["cite"])]
+        if ref.get("paper"):
+            bits.append(f"[{ref['paper'].removeprefix('https://')}]({ref['paper']})")
+        if ref.get("code"):
+            bits.append(f"code: [{md_escape(ref['code']['name'])}]({ref['code']['url']})")
+        lines.append(f"* (`{key}`) " + " ".join(bits))
+    lines += ["", "## The datasets", "",
+              "Every dataset this profile reads, with where it comes from (`paperlib data fetch <name>` downloads "
+              "the pinned upstream files and checks their SHA-256; nothing taken from elsewhere is committed).", "",
+              "| dataset | kind | shape | source | licence |", "|---|---|---|---|---|"]
+    for d in used_datasets(ctx):
+        e = reg.get(d)
+        if e is None:
+            continue
+        url, src = upstream_url(e), str(e.get("source") or "")
+        shape = e.get("shape")
+        lines.append(f"| `{d}` | {md_escape(str(e.get('kind', '')))} | {' x '.join(map(str, shape)) if shape else ''} | "
+                     f"{f'[{md_escape(src or url)}]({url})' if url else md_escape(src)[:160]} | "
+                     f"{md_escape(str(e.get('licence') or ''))[:80]} |")
+    lines += ["", "## This report", "",
+              f"The site and its PDF are built from committed results only (`make report PROFILE={ctx.profile}`); "
+              "each section links to the notebook that made its figures, whose page offers the notebook for download.",
+              ""]
+    return "\n".join(lines)
+
+
+def used_datasets(ctx: Context) -> list[str]:
+    """The profile's datasets (every paper block's ``datasets``) and those the substitutions name."""
+    cfg = ctx.config or {}
+    names = sorted({d for k in ("zhou", "pulse", "race", "search") for d in cfg.get(k, {}).get("datasets", [])})
+    for sub in ctx.structure.get("substitutions", []):
+        names += [n for n in substitution_datasets(sub, cfg) if n not in names]
+    return names
+
+
 def chapter_md(ch: dict, ctx: Context) -> str:
     labels = ch["ledger"]
     mine = [c for c in ctx.claims if c.paper in labels]
@@ -339,7 +466,7 @@ def chapter_md(ch: dict, ctx: Context) -> str:
     def tally(rows):
         return ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in Verdict if any(c.verdict == v for c in rows))
 
-    parts = [f"# {ch['title']}", "", ch["paper"], ""]
+    parts = [f"# {ch['title']}", "", ch["paper"], ""] + links_out(ch, ctx)
     if own:
         parts += [f"The paper's own statements: {len(own)} rows ({tally(own)})."
                   + (f" paperlib's rows in this chapter (our settings or methods, not in the paper's tally): "
@@ -407,7 +534,12 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "a row that says a paper's statement fails names in its evidence what excludes our own error. "
         "The whole ledger, row by row: [the ledger](ledger.md).",
         "",
-        "## How to rerun",
+        "## Read, download, rerun",
+        "",
+        f'<p class="screen-only">This report as one PDF: <a href="paperlib-{ctx.profile}.pdf">paperlib-{ctx.profile}.pdf</a>; '
+        "every notebook page offers its notebook for download (the download button at the top of the page).</p>",
+        "",
+        "The papers, the authors' code and every dataset with its upstream: [references](references.md).",
         "",
         "```bash",
         "make setup                  # a Python >= 3.11 environment",
@@ -430,6 +562,7 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         *[ch["id"] for ch in chapters],
         "methods",
         "ledger",
+        "references",
         "code",
         "```",
         "",
@@ -453,20 +586,32 @@ def ledger_md(ctx: Context, chapters: list[dict]) -> str:
 
 
 def methods_md(ctx: Context) -> str:
-    from ..data.registry import registry
+    from ..data.registry import entries
 
-    reg = registry()
-    used = sorted({d for k in ("zhou", "pulse", "race", "search") for d in (ctx.config or {}).get(k, {}).get("datasets", [])})
-    rows = ["| dataset | kind | source |", "|---|---|---|"]
-    for d in used:
-        e = reg.get(d) if hasattr(reg, "get") else None
-        kind = getattr(e, "kind", "") if e is not None else ""
-        src = getattr(e, "source", "") if e is not None else ""
-        rows.append(f"| `{d}` | {md_escape(kind)} | {md_escape(str(src))[:160]} |")
-    profile_yaml = yaml.safe_dump({k: v for k, v in (ctx.config or {}).items() if k != "resources"},
+    reg = entries()
+    profile_yaml = yaml.safe_dump({k: v for k, v in (ctx.config or {}).items() if k not in ("resources", "reductions")},
                                   sort_keys=False, width=110)
     return "\n".join([
         "# Methods",
+        "",
+        "(substitutions)=",
+        "## Data, and where ours differ from the papers'",
+        "",
+        "Each paper's figures are redrawn on the data we could obtain, and each caption says which (real, "
+        "semi-synthetic or synthetic). Where a paper's data cannot be had, its statements are checked on stand-ins, "
+        "and a row that depends on the difference says so. Real matrices are read from `$PAPERLIB_DATA` or fetched "
+        "from their pinned upstream with a checksum (`paperlib data fetch`); semi-synthetic and synthetic ones are "
+        "generated by the package. Every dataset with its source and licence: [references](references.md#the-datasets).",
+        "",
+        *substitutions_table(ctx, reg),
+        "",
+        "(profiles)=",
+        "## Profiles and declared reductions",
+        "",
+        f"What the **{ctx.profile}** profile runs at less than the paper's scale, and what we measured of the "
+        "difference:",
+        "",
+        *reductions_table(ctx.config),
         "",
         "(verdicts)=",
         "## How verdicts are decided",
@@ -486,16 +631,7 @@ def methods_md(ctx: Context) -> str:
         "counted in the paper's tally. A row that says a paper's statement fails names in its evidence what "
         "excludes our error: the authors' code on the same data, or an independent re-derivation.",
         "",
-        "## Data",
-        "",
-        "Real matrices are read from `$PAPERLIB_DATA` or fetched from their upstream with a checksum "
-        "(`paperlib data fetch`); semi-synthetic and synthetic ones are generated by the package. Each dataset's "
-        "provenance is in `paperlib/data/registry.yaml`.",
-        "",
-        *rows,
-        "",
-        "(profiles)=",
-        "## Profiles and declared reductions",
+        "## The configuration",
         "",
         f"This book shows the **{ctx.profile}** profile. Its configuration, as the workflow validated and ran it "
         "(the comments in `paperlib/config/<profile>.yaml` give each declared reduction and its reason):",
@@ -608,7 +744,8 @@ def source_tree(profile: str, figures: Path, executed: Path, config: dict | None
         if nb.stem in wanted and has_outputs(nb):
             prepare_notebook(nb, src / "notebooks" / nb.name)
             in_book.add(nb.stem)
-    ctx = Context(profile, figures, executed, src, config, load_claims(claims_csv), in_book, claim_code())
+    ctx = Context(profile, figures, executed, src, config, load_claims(claims_csv), in_book, claim_code(),
+                  structure=structure)
     wrote = {}  # claim id -> the rule whose ledger fragment holds it
     for frag in sorted((executed.parent / "claims").glob("*.csv")):
         for cid in pd.read_csv(frag, usecols=["claim"]).claim:
@@ -634,6 +771,7 @@ def source_tree(profile: str, figures: Path, executed: Path, config: dict | None
     (src / "ledger.md").write_text(ledger_md(ctx, structure["chapters"]))
     (src / "methods.md").write_text(methods_md(ctx))
     (src / "code.md").write_text(code_md())
+    (src / "references.md").write_text(references_md(ctx))
     (src / "conf.py").write_text(CONF.format(substitutions=values, title=f"paperlib ({profile} profile)"))
     return ctx
 
@@ -711,7 +849,7 @@ details.sd-dropdown>.sd-summary-content{display:block!important}
 .bd-main .bd-content .bd-article-container{max-width:100%!important}
 html{font-size:12.5px}
 #the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
-.print-only{display:block!important}
+.print-only{display:block!important}.screen-only{display:none!important}
 #the-ledger table{font-size:.78em}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
 .sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}

@@ -140,6 +140,19 @@ def _shipped_settings(cfg: dict) -> None:
                 f"smaller-scale numbers. Name the run something else (e.g. --config profile={name}_custom)")
 
 
+_MISSING = object()
+
+
+def setting_value(cfg: dict, dotted: str):
+    """The value at a dotted key (``zhou.params.lrf_common.refit_growth``), or ``_MISSING``."""
+    node = cfg
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
 def check_semantics(cfg: dict) -> None:
     """What the schema cannot check; each error names its key."""
     from ..data.registry import registry
@@ -155,6 +168,9 @@ def check_semantics(cfg: dict) -> None:
             f"settings are the {cfg['scale']} scale (scale: {cfg['scale']}); they would overwrite the {cfg['profile']} "
             f"results with {cfg['scale']}-scale numbers. Name the run something else (e.g. --config "
             f"profile={cfg['scale']}_custom) or start from paperlib/config/{cfg['profile']}.yaml")
+    for i, row in enumerate(cfg.get("reductions", [])):
+        if setting_value(cfg, row["setting"]) is _MISSING:
+            raise ConfigError(f"config: reductions[{i}].setting '{row['setting']}' is not a key of this configuration")
     reg = registry()
     z, r, p = cfg["zhou"], cfg["robin"], cfg["pulse"]
     for key, names in (("zhou.datasets", z["datasets"]), ("zhou.ablation.datasets", z["ablation"]["datasets"]),

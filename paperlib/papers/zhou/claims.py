@@ -40,7 +40,7 @@ BANDITEVAL_SIDE_BY_SIDE = ("the authors' banditeval run beside ours on the same 
                            "algorithms. Its UCB-E-LRF refits afresh every step with ridge 0.1 where ours warm-starts; "
                            "the comparison covers that only on those two matrices")
 #: Why a "fails" of these rows is not charged to the paper
-LRF_HARD_REASON = ("the paper's hard matrices (GSM8K/MMLU prompts, H1 up to 1e5) were never published, so our 'harder "
+LRF_HARD_REASON = ("the paper's hard matrices (GSM8K and PIQA prompts, H1 up to 1e5) were never published, so our 'harder "
                    "half' (the stand-ins above the median H1) is another set of matrices; the paper reads the budget to "
                    "mean precision 1 off Figure 3 with 50 repetitions and no interval, we grade per-repetition settling "
                    "budgets with bootstrap intervals at the profile's repetitions, and the profile refits UCB-E-LRF's "
