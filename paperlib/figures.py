@@ -14,6 +14,22 @@ KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synth
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
 
+LINESTYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def series_styles(keys) -> dict:
+    """One colour, line style and marker per series (in the given order): seaborn's ten-colour colour-blind palette
+    first, so that up to ten series never share a colour, then the same colours with another line style; every
+    series also has its own marker, so none is told apart by colour alone."""
+    import seaborn as sns
+
+    colours = sns.color_palette("colorblind", 10).as_hex()
+    n = len(colours)
+    return {k: dict(color=colours[i % n], linestyle=LINESTYLES[(i // n) % len(LINESTYLES)],
+                    marker=MARKERS[i % len(MARKERS)]) for i, k in enumerate(keys)}
+
+
 def style() -> None:
     """Figure defaults: text at least 8 pt at the saved size, the colour-blind-safe cycle of :data:`OKABE_ITO`."""
     from cycler import cycler

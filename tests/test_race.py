@@ -69,9 +69,17 @@ def test_race_figure_tells_every_method_apart_without_colour_and_keeps_the_legen
     methods = ["ucbe", "ucbe:batch_mode=pending", "ucbe-sync", "sysrs", "sysh", "row-mean", "filled-subset",
                "ucbe-lrf", "ucbe-lrf-score-only", "lrf"]
     styles = method_styles(methods)
-    assert len({(s["linestyle"], s["marker"]) for s in styles.values()}) == len(methods)  # distinct without colour
-    acc = pd.DataFrame([dict(dataset=d, kind="real", method=m, frac=f, accuracy=0.5, ci_low=0.4, ci_high=0.6, reps=10)
+    assert len({s["marker"] for s in styles.values()}) == len(methods)  # distinct without colour
+    assert len({s["color"] for s in styles.values()}) == len(methods)  # and no colour repeated (issue 39)
+    few = {"ucbe-lrf", "ucbe-lrf-score-only", "lrf"}
+    acc = pd.DataFrame([dict(dataset=d, kind="real", method=m, frac=f, accuracy=0.5, ci_low=0.4, ci_high=0.6,
+                             reps=20 if m in few else 200)
                         for d in ("a", "b") for m in methods for f in (0.1, 0.2)])
     fig = race_figure(acc, "The race")
+    # a filled band per many-run method and panel; the 20-run methods' wide bands are not filled
+    from matplotlib.collections import PolyCollection
+    filled = sum(isinstance(c, PolyCollection) for ax in fig.axes for c in ax.collections)
+    assert filled == 2 * (len(methods) - len(few))
+    assert "dotted edges" in fig._suptitle.get_text()
     assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
     assert fig.legends[0].get_bbox_to_anchor().y1 <= fig.bbox.y1 * 0.01 + 1e-9  # anchored under the panels

@@ -210,9 +210,16 @@ def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
                      f"{md_escape(shorten(c.measured, 200))}" for c in rows)
 
 
-def claim_card(c: Claim, code_index, in_book: set[str]) -> str:
+def run_on_of(ctx: Context) -> str:
+    return str((ctx.config or {}).get("run_on", "") or "")
+
+
+def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str:
+    """One ledger row as a card. ``run_on`` (the profile's machine and declared reductions, which the ledger appends
+    to every row's evidence) is left out here: the chapter says it once, above its rows."""
     ours = c.paper not in PAPER_KEYS
-    ev = md_escape(scrub(c.evidence))
+    evidence = c.evidence.removesuffix(f"; run on {run_on}") if run_on else c.evidence
+    ev = md_escape(scrub(evidence))
     for nb in set(cited_notebooks(c)):
         target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
         ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
@@ -257,6 +264,16 @@ def table_block(csv: Path, caption: str, rel: str) -> str:
     return f":::{{table}} {md_escape(caption)}\n:name: tab-{csv.stem}\n\n{table}\n:::\n\n{more}\n"
 
 
+def place_figure(png: Path, dest: Path) -> str:
+    """Copy a figure into the book and return its name there: the vector version (``x.svg``, written beside the PNG
+    by :func:`paperlib.pipeline.notebook.save_vector` at the same time, so never stale), so that the site can be
+    zoomed and the PDF prints vectors; else the PNG."""
+    svg = png.with_suffix(".svg")
+    pick = svg if svg.exists() else png
+    shutil.copy(pick, dest / pick.name)
+    return pick.name
+
+
 def figure_block(rel: str, caption: str, name: str) -> str:
     return f"```{{figure}} {rel}\n:name: fig-{name}\n:width: 100%\n:alt: {caption}\n\n{caption}\n```\n"
 
@@ -290,9 +307,9 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
             ctx.missing.append(f["file"])
             out += [f"*Figure {f['file']} was not produced in this profile.*", ""]
         for i, path in enumerate(files):
-            shutil.copy(path, ctx.src / "figures" / path.name)
+            rel = place_figure(path, ctx.src / "figures")
             cap = fill(f["caption"], ctx.config) + (f" Part {i + 1} of {len(files)}." if len(files) > 1 else "")
-            out += [figure_block(f"figures/{path.name}", cap, path.stem), ""]
+            out += [figure_block(f"figures/{rel}", cap, path.stem), ""]
     for t in sec.get("tables", []):
         path = ctx.figures / t["file"]
         if not path.exists():
@@ -312,11 +329,15 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
             if names:
                 out += [", ".join(f"`{n.removeprefix(jobs['notebook'] + '_')}`" for n in names), ""]
             for path in figs:
-                dest = ctx.src / "figures" / "jobs" / path.parent.name / path.name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, dest)
-                out += [f"```{{figure}} figures/jobs/{path.parent.name}/{path.name}\n:width: 100%\n:alt: {path.stem}\n\n"
+                dest = ctx.src / "figures" / "jobs" / path.parent.name
+                dest.mkdir(parents=True, exist_ok=True)
+                rel = place_figure(path, dest)
+                out += [f"```{{figure}} figures/jobs/{path.parent.name}/{rel}\n:width: 100%\n:figclass: job-figure\n"
+                        f":alt: {path.stem}\n\n"
                         f"{path.stem}\n```", ""]
+            if figs:
+                out += [f'<p class="print-only">The {len(figs)} per-dataset figures are on the site (each repeats a '
+                        "panel of the figures above, larger).</p>", ""]
             out += [":::", ""]
     mine = [c for c in ctx.claims if c.paper in chapter_labels and c.claim not in ctx.placed
             and (leftovers or (nb and ctx.home.get(c.claim) == nb))]
@@ -324,7 +345,7 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
         out += [f"### {heading}", ""]
         for c in mine:
             ctx.placed.add(c.claim)
-            out.append(claim_card(c, ctx.code_index, ctx.in_book))
+            out.append(claim_card(c, ctx.code_index, ctx.in_book, run_on_of(ctx)))
     return "\n".join(out)
 
 
@@ -467,6 +488,9 @@ def chapter_md(ch: dict, ctx: Context) -> str:
         return ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in Verdict if any(c.verdict == v for c in rows))
 
     parts = [f"# {ch['title']}", "", ch["paper"], ""] + links_out(ch, ctx)
+    if run_on_of(ctx):
+        parts += [f"*Every row below was run on:* {md_escape(run_on_of(ctx))} (the [declared reductions]"
+                  "(methods.md#profiles); the ledger's CSV repeats this in each row's evidence).", ""]
     if own:
         parts += [f"The paper's own statements: {len(own)} rows ({tally(own)})."
                   + (f" paperlib's rows in this chapter (our settings or methods, not in the paper's tally): "
@@ -571,16 +595,18 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
 
 def ledger_md(ctx: Context, chapters: list[dict]) -> str:
     page = {label: ch["id"] for ch in chapters for label in ch["ledger"]}
-    lines = ["# The ledger", "", f"All {len(ctx.claims)} rows of `figures/{ctx.profile}/claims.csv`, in ledger order; "
-             "each links to its place in a chapter.", ""]
+    lines = ["# The ledger", "", f"All {len(ctx.claims)} rows of `figures/{ctx.profile}/claims.csv`, in ledger order, "
+             "with the statement, the verdict and what we measured in full; each links to its place in a chapter, "
+             "where the evidence and the rule that decided the verdict are.", "",
+             '<p class="print-only">Printed as an index (row, statement, verdict): each row\'s measured values are '
+             "printed with it in its chapter.</p>", ""]
     for label in dict.fromkeys(c.paper for c in ctx.claims):
         lines += [f"## {label}", "", "| row | statement | verdict | measured |", "|---|---|---|---|"]
         for c in ctx.claims:
             if c.paper == label:
                 where = page.get(label)
                 cell = f"[{c.claim}]({where}.md#claim-{c.claim})" if where else f"`{c.claim}`"
-                lines.append(f"| {cell} | {md_escape(shorten(c.statement, 160))} | {verdict_span(c.verdict)} | "
-                             f"{md_escape(shorten(c.measured, 240))} |")
+                lines.append(f"| {cell} | {md_escape(c.statement)} | {verdict_span(c.verdict)} | {md_escape(c.measured)} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -851,6 +877,8 @@ html{font-size:12.5px}
 #the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
 .print-only{display:block!important}.screen-only{display:none!important}
 #the-ledger table{font-size:.78em}
+#the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
+figure.job-figure{display:none!important}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
 .sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
 .sd-dropdown .sd-summary-content figure img{width:100%!important}

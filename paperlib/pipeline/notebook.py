@@ -88,7 +88,19 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
         fig.savefig(out, dpi=d)
         if out.stat().st_size <= MAX_BYTES:
             break
+    save_vector(fig, out)
     return SavedPath(out)
+
+
+def save_vector(fig, png: Path) -> Path | None:
+    """The figure's vector version beside its PNG (``x.png`` -> ``x.svg``), which the report shows and prints so
+    that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES`."""
+    svg = Path(png).with_suffix(".svg")
+    fig.savefig(svg, metadata={"Date": None})  # no date in the file
+    if svg.stat().st_size > MAX_BYTES:
+        svg.unlink()
+        return None
+    return svg
 
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):

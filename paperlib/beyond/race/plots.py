@@ -5,19 +5,17 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import OKABE_ITO, kind_tag
+from ...figures import kind_tag, series_styles
 from ...policies import label
 
-LINESTYLES = ("-", "--", ":", "-.")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+#: below this many runs a method's exact 95% band is wider than +-0.1 and would hide the other curves: drawn as its
+#: edges only
+BAND_MIN_RUNS = 100
 
 
 def method_styles(methods) -> dict[str, dict]:
-    """One colour, line style and marker per method (in the given order), so that no two of up to 32 methods look
-    alike and none is told apart by colour alone."""
-    n = len(OKABE_ITO)
-    return {m: dict(color=OKABE_ITO[i % n], linestyle=LINESTYLES[(i // n + i) % len(LINESTYLES)],
-                    marker=MARKERS[i % len(MARKERS)]) for i, m in enumerate(methods)}
+    """One colour, line style and marker per method (:func:`paperlib.figures.series_styles`)."""
+    return series_styles(methods)
 
 
 def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
@@ -37,7 +35,11 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
         for meth, g in acc[acc.dataset == ds].groupby("method", sort=False):
             st = styles[meth]
             ax.plot(g.frac, g.accuracy, label=label(meth), lw=1.2, ms=3.5, markevery=max(1, len(g) // 6), **st)
-            ax.fill_between(g.frac, g.ci_low, g.ci_high, alpha=0.12, color=st["color"])
+            if g.reps.min() >= BAND_MIN_RUNS:
+                ax.fill_between(g.frac, g.ci_low, g.ci_high, alpha=0.12, color=st["color"], lw=0)
+            else:  # a wide band from few runs: its edges, thin, so that it covers no other curve
+                for edge in (g.ci_low, g.ci_high):
+                    ax.plot(g.frac, edge, color=st["color"], lw=0.5, linestyle=(0, (1, 2)), alpha=0.8)
         kind = acc[acc.dataset == ds].kind.iloc[0]
         ax.set_title(f"{ds} ({kind_tag(kind)})", fontsize=8)
         ax.set_xlabel(f"budget (fraction of {of})")
@@ -47,8 +49,11 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
         ax.set_ylabel("P(best model found)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)), fontsize=8)
-    runs = ", ".join(f"{label(k)} {v}" for k, v in acc.groupby("method", sort=False).reps.min().items())
-    fig.suptitle(f"{title}, exact 95% bands (not a paper figure)\nruns per point: {runs}", fontsize=9)
+    reps = acc.groupby("method", sort=False).reps.min()
+    runs = ", ".join(f"{label(k)} {v}" for k, v in reps.items())
+    thin = [label(k) for k, v in reps.items() if v < BAND_MIN_RUNS]
+    edges = f"; bands of {', '.join(thin)} drawn as dotted edges (fewer than {BAND_MIN_RUNS} runs)" if thin else ""
+    fig.suptitle(f"{title}, exact 95% bands (not a paper figure){edges}\nruns per point: {runs}", fontsize=9)
     fig.tight_layout()
     return fig
 

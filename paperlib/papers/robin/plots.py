@@ -52,7 +52,8 @@ def wce_by_delta(cur: pd.DataFrame, main: str, deltas):
         for j, cell in enumerate(show):
             wce_panel(axes[i, j], cur, cell, mids, main)
             axes[i, j].set_title(axes[i, j].get_title() + f"\ndelta={d:g}")
-        axes[i, 0].legend()
+        # the row's legend beside its last panel, so that it covers no curve
+        axes[i, -1].legend(loc="center left", bbox_to_anchor=(1.03, 0.5), fontsize=8, frameon=False)
     reproduction_title(fig, PAPER, "Figures 3-5", "WCE vs budget, bands +-1 s.e.", cur[cur.cell.isin(show)].kind,
                        int(cur.runs.min()))
     return fig

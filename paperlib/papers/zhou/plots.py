@@ -79,21 +79,35 @@ def method_means(t2: pd.DataFrame, means: dict):
     return fig
 
 
-def singular_values(spectra: dict, kinds: dict):
-    """Figure 6: the first 30 singular values of each dataset, relative to the largest. One colour per dataset from a
-    20-colour map and a line style per data kind (23 series would recycle the default 10 colours), the legend beside
-    the axes so that it covers no curve."""
-    fig, ax = plt.subplots(figsize=(9, 4.6))
-    cmap = plt.get_cmap("tab20")
-    styles = {"real": "-", "semi-synthetic": "--", "synthetic": ":"}
-    for k, (d, sv) in enumerate(spectra.items()):
-        ax.semilogy(np.arange(1, min(len(sv), 30) + 1), sv[:30], marker=".", ms=3, lw=1.2,
-                    color=cmap(k % 20), linestyle=styles.get(kinds[d], "-."), label=f"{d} [{kinds[d]}]")
-    ax.set_xlabel("index")
-    ax.set_ylabel("singular value / largest")
-    ax.legend(fontsize=7, ncol=1 if len(spectra) <= 14 else 2, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              title="dataset [kind]; line: real -, semi-synthetic --, synthetic :", title_fontsize=7)
-    ax.set_title(f"{PAPER}, Figure 6 (reproduction): singular value spectra")
+def singular_values(spectra: dict, kinds: dict, ncol: int = 6):
+    """Figure 6: the first 30 singular values of each dataset, relative to the largest, as small multiples: one
+    panel per dataset (its kind in the title and the line's colour), with every other dataset's spectrum in light
+    grey behind it for comparison, shared log y. 23 curves on one axis need 23 colours no reader tells apart."""
+    from ...figures import series_styles
+
+    names = list(spectra)
+    kind_style = series_styles(["real", "semi-synthetic", "synthetic"])
+    rows = -(-len(names) // ncol)
+    fig, axes = plt.subplots(rows, ncol, figsize=(2.2 * ncol, 1.9 * rows), sharex=True, sharey=True, squeeze=False)
+    curves = {d: (np.arange(1, min(len(sv), 30) + 1), np.asarray(sv[:30])) for d, sv in spectra.items()}
+    for ax, d in zip(axes.flat, names, strict=False):
+        for other, (x, y) in curves.items():
+            if other != d:
+                ax.semilogy(x, y, color="0.85", lw=0.6, linestyle="-", zorder=1)
+        x, y = curves[d]
+        st = kind_style.get(kinds[d], {"color": "k"})
+        ax.semilogy(x, y, color=st["color"], lw=1.6, linestyle="-", zorder=3)
+        ax.set_title(f"{d}\n({kinds[d]})", fontsize=8)
+    for ax in axes.flat[len(names):]:
+        ax.axis("off")
+    for k in range(len(names)):  # the lowest panel of each column carries the x axis
+        if k + ncol >= len(names):
+            axes.flat[k].xaxis.set_tick_params(labelbottom=True)
+            axes.flat[k].set_xlabel("index")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("sing. value / largest")
+    fig.suptitle(f"{PAPER}, Figure 6 (reproduction): singular value spectra, one panel per stand-in matrix "
+                 "(colour: real blue, semi-synthetic orange, synthetic green; grey: the other matrices)")
     fig.tight_layout()
     return fig
 
