@@ -54,7 +54,20 @@ def setup(threads: int = 2, progress_log: str | None = None) -> None:
 
     torch.set_num_threads(int(threads))
     style()
+    tables()
     send_progress_to(progress_log)
+
+
+def tables() -> None:
+    """How a notebook shows a table: numbers as :func:`paperlib.figures.fmt_number` writes them (a budget fraction
+    of 0.079993 is the 0.08 it stands for), at most 30 rows, and every column."""
+    import pandas as pd
+
+    from ..figures import fmt_number
+
+    pd.set_option("display.float_format", fmt_number)
+    pd.set_option("display.max_rows", 30)
+    pd.set_option("display.max_columns", None)
 
 
 def output(path, default: str) -> Path:
