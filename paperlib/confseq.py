@@ -71,6 +71,19 @@ def _bet_and_penalty(kind: str, i: torch.Tensor, delta: float, x, s_prev, q_prev
     return lam, psi * (x - mu_prev).square()
 
 
+def _both_bets(i: torch.Tensor, delta: float, x, s_prev, q_prev, num: torch.Tensor, cap: torch.Tensor):
+    """:func:`_bet_and_penalty` of the empirical Bernstein and Hoeffding kinds at once, stacked (2, ...), in fewer
+    tensor operations (a step of one draw is bound by their count) and with the same values: Hoeffding's bet is the
+    empirical Bernstein formula with sigma^2 = 1, numerator 8 log(2 / delta) and cap 1 (``num``, ``cap``: (2, 1, 1))."""
+    i = i.to(torch.float64)
+    sigma2 = (0.25 + q_prev) / i
+    v = torch.stack([sigma2, torch.ones_like(sigma2)])
+    lam = torch.minimum(torch.sqrt(num / (v * i * torch.log1p(i))), cap)
+    eb, ho = lam[0], lam[1]
+    mu_prev = (0.5 + s_prev) / i
+    return lam, torch.stack([(-torch.log1p(-eb) - eb) * (x - mu_prev).square(), ho * ho / 8.0])
+
+
 def _own_deviation(x, s_prev, i):
     """(X_i - mu_hat_i)^2 with mu_hat_i = (1/2 + S_i) / (i + 1): the term draw i adds to sigma_hat^2."""
     return (x - (0.5 + s_prev + x) / (i + 1)).square()
@@ -151,16 +164,34 @@ class WoRMeanCS:
     per batch (not after each draw inside it), so with repeated rows the interval can be slightly wider
     than :func:`wor_hoeffding_mean_ci` on the same stream; it is just as valid. ``delta`` is per stream; for statements
     about all n models at once use ``delta / n`` (union bound), as :func:`certify` expects.
+
+    ``kind="both"`` keeps its two sequences (empirical Bernstein and Hoeffding, each at delta / 2) stacked on a
+    leading axis of the running sums, so that a batch costs one scatter per sum whatever the kind; the interval is
+    the running intersection of both (the maximum of the two running lower bounds is the running maximum of the
+    two lower bounds: one state suffices).
     """
 
     def __init__(self, reps: int, n: int, population: int, delta: float, device=None, kind: str = "both"):
         self.delta, self.kind = check_delta(delta), _check_kind(kind)
-        self._parts = ([WoRMeanCS(reps, n, population, delta / 2, device, "eb"),
-                        WoRMeanCS(reps, n, population, delta / 2, device, "hoeffding")] if kind == "both" else [])
+        self.kinds = ("eb", "hoeffding") if kind == "both" else (kind,)
+        part_delta = self.delta / len(self.kinds)
+        self._part_delta = part_delta
         self.population = int(population)
         shape = (reps, n)
-        z = lambda: torch.zeros(shape, dtype=torch.float64, device=device)  # noqa: E731
-        self.count, self.sum, self.centre, self.scale, self.slack_sq, self.dev_sq = z(), z(), z(), z(), z(), z()
+        z = lambda *lead: torch.zeros(*lead, *shape, dtype=torch.float64, device=device)  # noqa: E731
+        # the sums live in two stacked tensors, so that a batch reads them with one gather and adds to them with
+        # one scatter each (a step of one draw is bound by the number of tensor operations); the names are views
+        self._seen = z(3)  # count, sum, squared deviations: (3, R, n)
+        self.count, self.sum, self.dev_sq = self._seen[0], self._seen[1], self._seen[2]
+        k = len(self.kinds)
+        self._run = z(3, k)  # centre, scale, penalty sums per kind: (3, kinds, R, n)
+        self.centre, self.scale, self.slack_sq = self._run[0], self._run[1], self._run[2]
+        self._three = torch.arange(3, device=device)
+        self._log_term = torch.full((k, 1, 1), math.log(2.0 / part_delta), dtype=torch.float64, device=device)
+        self._kind_index = torch.arange(k, device=device)[:, None, None]
+        log_term = math.log(2.0 / part_delta)  # both kinds' bets: sqrt(num / (v i log(1 + i))) capped (see _both_bets)
+        self._bet_num = torch.tensor([2.0 * log_term, 8.0 * log_term], dtype=torch.float64, device=device)[:, None, None]
+        self._bet_cap = torch.tensor([0.5, 1.0], dtype=torch.float64, device=device)[:, None, None]
         self.lower = z()
         self.upper = torch.ones(shape, dtype=torch.float64, device=device)
         self._reps = torch.arange(reps, device=device)
@@ -170,62 +201,61 @@ class WoRMeanCS:
         change; worth it when a batch touches few of many streams, as the pair sequences of ``lucb-pd``).
 
         What does not depend on the kind (each draw's index in its stream, the sums before it, its deviation) is
-        computed once and shared by the two parts of ``kind="both"``; a batch of one draw per repetition skips the
-        within-batch bookkeeping (nothing earlier in the batch)."""
+        computed once; a batch of one draw per repetition skips the within-batch bookkeeping (nothing earlier in
+        the batch)."""
         rows = rows.long()
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
-        parts = self._parts or [self]
-        src = parts[0]  # every part has absorbed the same draws
         single = rows.shape[1] == 1
         r = self._reps[:, None].expand_as(rows)
+        count, total, dev = self._seen[:, r, rows]
         if single:
-            i = src.count[r, rows] + 1
-            prev = src.sum[r, rows]
+            i = count + 1
+            prev = total
         else:
             n_before, s_before = _earlier_in_batch(rows, x)
-            i = src.count[r, rows] + n_before + 1
-            prev = src.sum[r, rows] + s_before
+            i = count + n_before + 1
+            prev = total + s_before
         if bool((i > self.population).any()):
             raise ValueError("a stream received more draws than its population size")
         e = _own_deviation(x, prev, i)
-        q_prev = src.dev_sq[r, rows] if single else src.dev_sq[r, rows] + _earlier_in_batch(rows, e)[1]
-        for part in parts:
-            part._absorb(r, rows, x, i, prev, e, q_prev, sparse)
-        if self._parts:
-            if sparse:
-                r, c = self._touched(rows)
-                self.lower[r, c] = torch.maximum(self._parts[0].lower[r, c], self._parts[1].lower[r, c])
-                self.upper[r, c] = torch.minimum(self._parts[0].upper[r, c], self._parts[1].upper[r, c])
-            else:
-                self.lower = torch.maximum(self._parts[0].lower, self._parts[1].lower)
-                self.upper = torch.minimum(self._parts[0].upper, self._parts[1].upper)
-
-    def _absorb(self, r, rows, x, i, prev, e, q_prev, sparse: bool) -> None:
-        """One kind's sums after a batch whose shared quantities :meth:`update` computed."""
-        lam, pen = _bet_and_penalty(self.kind, i, self.delta, x, prev, q_prev)
-        left = self.population - i + 1
-        self.centre.index_put_((r, rows), lam * (x + prev / left), accumulate=True)
-        self.scale.index_put_((r, rows), lam * self.population / left, accumulate=True)
-        self.slack_sq.index_put_((r, rows), pen, accumulate=True)
-        self.dev_sq.index_put_((r, rows), e, accumulate=True)
-        self.count.index_put_((r, rows), torch.ones_like(x), accumulate=True)
-        self.sum.index_put_((r, rows), x, accumulate=True)
-        if sparse:
-            r, c = self._touched(rows)
-            self.lower[r, c], self.upper[r, c] = running_interval(
-                self.centre[r, c], self.scale[r, c], self.slack_sq[r, c], self.delta, self.sum[r, c],
-                self.count[r, c], self.population, self.lower[r, c], self.upper[r, c])
+        q_prev = dev if single else dev + _earlier_in_batch(rows, e)[1]
+        if len(self.kinds) == 1:
+            lam, pen = (t[None] for t in _bet_and_penalty(self.kind, i, self._part_delta, x, prev, q_prev))
         else:
-            self._refresh()
+            lam, pen = _both_bets(i, self._part_delta, x, prev, q_prev, self._bet_num, self._bet_cap)
+        left = self.population - i + 1
+        add = torch.stack([lam * (x + prev / left), lam * self.population / left, pen])  # (3, kinds, R, k)
+        self._run.index_put_((self._three[:, None, None, None].expand_as(add), self._kind_index[None].expand_as(add),
+                              r.expand_as(add), rows.expand_as(add)), add, accumulate=True)
+        add = torch.stack([torch.ones_like(x), x, e])  # (3, R, k)
+        self._seen.index_put_((self._three[:, None, None].expand_as(add), r.expand_as(add), rows.expand_as(add)), add,
+                              accumulate=True)
+        if sparse:
+            rr, cc = self._touched(rows)
+            self.lower[rr, cc], self.upper[rr, cc] = _intersect_kinds(
+                self.centre[:, rr, cc], self.scale[:, rr, cc], self.slack_sq[:, rr, cc], self._log_term[..., 0],
+                self.sum[rr, cc], self.count[rr, cc], self.population, self.lower[rr, cc], self.upper[rr, cc])
+        else:
+            self.lower, self.upper = _intersect_kinds(self.centre, self.scale, self.slack_sq, self._log_term,
+                                                      self.sum, self.count, self.population, self.lower, self.upper)
 
     def _touched(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The distinct (repetition, stream) pairs of a batch."""
         flat = torch.unique((self._reps[:, None] * self.lower.shape[1] + rows.long()).reshape(-1))
         return flat // self.lower.shape[1], flat % self.lower.shape[1]
 
-    def _refresh(self) -> None:
-        self.lower, self.upper = running_interval(self.centre, self.scale, self.slack_sq, self.delta, self.sum,
-                                                  self.count, self.population, self.lower, self.upper)
+
+def _intersect_kinds(centre, scale, penalty, log_term, seen_sum, seen_count, population, lower, upper):
+    """:func:`running_interval` for a stack of sequences (leading axis: the kinds, ``log_term`` their log(2 /
+    delta)), intersected with each other and with the running (lower, upper)."""
+    slack = log_term + penalty
+    seen = scale > 0
+    scale = scale.clamp(min=1e-300)
+    lo = torch.where(seen, (centre - slack) / scale, 0.0)
+    hi = torch.where(seen, (centre + slack) / scale, 1.0)
+    lo = torch.maximum(lo.amax(dim=0), seen_sum / population)
+    hi = torch.minimum(hi.amin(dim=0), (seen_sum + population - seen_count) / population)
+    return torch.maximum(lower, lo), torch.minimum(upper, hi)
 
 
 def running_interval(centre, scale, penalty, delta, seen_sum, seen_count, population, lower, upper):

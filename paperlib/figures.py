@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+from .display import fmt_number  # noqa: F401  (the look of a number in a table: one place, no matplotlib)
+
 KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data",
             "user": "user data"}
 
@@ -12,24 +14,6 @@ KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synth
 # Okabe-Ito, the colour-blind-safe palette (Wong 2011, Nature Methods 8:441), then the same colours dashed:
 # 16 series stay distinct without relying on colour alone.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
-
-
-def fmt_number(x) -> str:
-    """A number as a table shows it: "–" for a missing value, thousands with separators and no decimals, otherwise
-    three significant digits below 1 (a budget fraction of 0.079993 is the 0.08 it stands for) and four above."""
-    import math
-    import numbers
-
-    if x is None or (isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral) and math.isnan(x)):
-        return "–"
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        return str(x)
-    if isinstance(x, numbers.Integral) or float(x).is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
-    x = float(x)
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.4g}" if abs(x) >= 1 else f"{x:.3g}"
 
 
 LINESTYLES = ("-", "--", ":", "-.")

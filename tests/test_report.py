@@ -308,7 +308,7 @@ def test_tables_show_numbers_without_float_noise_or_nan(x, shown):
     """Issue 39, item 8: 0.07999 and nan cells."""
     import numpy as np
 
-    from paperlib.figures import fmt_number
+    from paperlib.display import fmt_number
 
     assert fmt_number(x) == shown
     if isinstance(x, float):

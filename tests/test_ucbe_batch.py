@@ -19,6 +19,23 @@ def test_every_ordering_is_a_permutation(m):
     assert (out.sort(dim=2).values == torch.arange(m)).all()
 
 
+@pytest.mark.parametrize("m", [7, 757, 3000])  # tabulated rounds, and computed rounds with cycle-walking
+def test_a_small_table_of_orderings_is_the_lazy_orderings_evaluated_once(m):
+    """The materialized orderings (a draw is one lookup) equal the lazy ones value for value; a large grid stays
+    lazy (O(R n) memory)."""
+    from paperlib.policies import lazyperm
+
+    perm = KeyedPermutations(4, 3, m, torch.Generator().manual_seed(m), "cpu")
+    assert perm.dense is not None
+    r, i, p = torch.meshgrid(torch.arange(4), torch.arange(3), torch.arange(m), indexing="ij")
+    assert torch.equal(perm(r, i, p), perm._lazy(r, i, p))
+    rows = torch.tensor([[2, 0, 2]])
+    assert torch.equal(perm(torch.tensor([[1]]), rows, torch.tensor([[0, m - 1, 1 % m]])),
+                       perm._lazy(torch.tensor([[1]]), rows, torch.tensor([[0, m - 1, 1 % m]])))
+    big = KeyedPermutations(lazyperm.MATERIALIZE_MAX // m + 1, 1, m, torch.Generator().manual_seed(0), "cpu")
+    assert big.dense is None
+
+
 def test_orderings_are_uniform_on_positions_and_ordered_pairs():
     m, keys = 5, 20000
     perm = KeyedPermutations(keys, 1, m, torch.Generator().manual_seed(0), "cpu")

@@ -258,7 +258,7 @@ def table_block(csv: Path, caption: str, rel: str) -> str:
     df = pd.read_csv(csv)
     more = (f"First {MAX_TABLE_ROWS} of {len(df)} rows; the whole table: {{download}}`{csv.name} <{rel}>`."
             if len(df) > MAX_TABLE_ROWS else f"As a file: {{download}}`{csv.name} <{rel}>`.")
-    from ..figures import fmt_number
+    from ..display import fmt_number
 
     shown = df.head(MAX_TABLE_ROWS).map(lambda x: md_escape(x) if isinstance(x, str) else md_escape(fmt_number(x)))
     shown.columns = [md_escape(c) for c in shown.columns]

@@ -63,7 +63,7 @@ def tables() -> None:
     of 0.079993 is the 0.08 it stands for), at most 30 rows, and every column."""
     import pandas as pd
 
-    from ..figures import fmt_number
+    from ..display import fmt_number
 
     pd.set_option("display.float_format", fmt_number)
     pd.set_option("display.max_rows", 30)

@@ -25,6 +25,10 @@ FUNCTIONS = 256
 TABULATED_FUNCTIONS = 32
 #: Largest tabulated round map (int32 entries, ~1 MB: stays in cache) before falling back to computing each round.
 TABULATE_MAX = 1 << 18
+#: Up to this many entries (R n m; 8 MB of int32) every ordering is evaluated once, when built, and a draw is one
+#: lookup: the same values, for the runs whose per-step cost is the number of tensor operations (few repetitions,
+#: one pair a step: a live search, a certified simulation). Above it, the orderings stay lazy (O(R n) memory).
+MATERIALIZE_MAX = 1 << 21
 
 
 def rounds_for(side: int) -> int:
@@ -74,11 +78,13 @@ class KeyedPermutations:
             keys = torch.randint(0, TABULATED_FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device)
             offsets = torch.arange(self.rounds, device=device) * TABULATED_FUNCTIONS
             self.keys = ((keys + offsets) * (s * s)).to(torch.int32)
+            self._materialize()
             return
         self.table = torch.randint(0, s, (self.rounds * FUNCTIONS * s,), generator=gen, device=device, dtype=torch.int64)
         offsets = torch.arange(self.rounds, device=device, dtype=torch.int64) * (FUNCTIONS * s)
         keys = torch.randint(0, FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device, dtype=torch.int64)
         self.keys = keys * s + offsets
+        self._materialize()
 
     def _encrypt(self, x: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         if self.rounds_table is not None:
@@ -92,7 +98,26 @@ class KeyedPermutations:
             left, right = right, (left + self.table[right + keys[..., j]]) % s
         return left * s + right
 
+    def _materialize(self) -> None:
+        """Evaluate every ordering once (:data:`MATERIALIZE_MAX`): ``self.dense`` (R n, m) int32."""
+        self.dense = None
+        reps, n = self.keys.shape[0], self.keys.shape[1]
+        if reps * n * self.m > MATERIALIZE_MAX:
+            return
+        dev = self.keys.device
+        r = torch.arange(reps, device=dev)[:, None, None]
+        rows = torch.arange(n, device=dev)[None, :, None]
+        pos = torch.arange(self.m, device=dev)[None, None, :]
+        self.dense = self._lazy(r, rows, pos).reshape(reps * n, self.m).to(torch.int32)
+
     def __call__(self, reps: torch.Tensor, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m)."""
+        if self.dense is not None:
+            flat = (reps * self.keys.shape[1] + rows) * self.m + pos
+            return self.dense.view(-1).index_select(0, flat.reshape(-1)).view(flat.shape).long()
+        return self._lazy(reps, rows, pos)
+
+    def _lazy(self, reps: torch.Tensor, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m).
 
         Passing one row per repetition as (R, 1) with positions (R, k) gathers R keys, not R k.

@@ -39,6 +39,9 @@ from .lazyperm import KeyedPermutations
 def _slots_from_units(units: torch.Tensor, counts: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(rows, positions), each (R, k), of an allocation ``units`` (R, n) with k units per repetition: model i takes
     the positions counts_i, ..., counts_i + units_i - 1 of its prefix."""
+    if k == 1:  # one unit: the model that takes it, at its next position (what the general path gives, in 2 ops)
+        rows = units.argmax(dim=1, keepdim=True)
+        return rows, counts.gather(1, rows)
     cum = units.cumsum(dim=1)
     t = torch.arange(k, device=units.device).expand(units.shape[0], -1).contiguous()
     rows = torch.searchsorted(cum, t, right=True)
@@ -61,6 +64,8 @@ class _LUCBBase(Policy):
         self.batch_size = check_scalar(batch_size, "batch_size", int, low=1)
         self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
         self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
+        self._leader_at = None  # (calls told, leader): the leader changes only when scores are told
+        self._warmed = False  # every model asked at least once in every repetition (the warm-up is over for good)
 
     supports_ahead = True
 
@@ -84,10 +89,15 @@ class _LUCBBase(Policy):
 
     def leader(self) -> torch.Tensor:
         """The model with the highest mean, ties to the one seen on more examples, then the first: deterministic,
-        so that looking at the leader (or the certificate) draws nothing and a journal replays the same run."""
+        so that looking at the leader (or the certificate) draws nothing and a journal replays the same run.
+        Kept until the next scores are told (a step asks for it twice: its rule, then the certificate)."""
+        if self._leader_at is not None and self._leader_at[0] == self.spent:
+            return self._leader_at[1]
         est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
         top = est == est.max(dim=1, keepdim=True).values
-        return torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+        lead = torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+        self._leader_at = (self.spent, lead)
+        return lead
 
     def best(self) -> torch.Tensor:
         return self.leader()
@@ -102,8 +112,10 @@ class _LUCBBase(Policy):
         room = m - self.asked_rows
         units = torch.zeros(R, n, dtype=torch.long, device=self.device)
         q = torch.arange(k, device=self.device).expand(R, -1)
-        unseen = self.asked_rows == 0
-        if bool(unseen.any()):  # warm-up: every model's first example before any comparison
+        unseen = None if self._warmed else self.asked_rows == 0
+        if unseen is not None and not bool(unseen.any()):
+            self._warmed, unseen = True, None
+        if unseen is not None:  # warm-up: every model's first example before any comparison
             key = torch.where(unseen, torch.arange(n, device=self.device).expand(R, -1), torch.full_like(room, n))
             first = key.argsort(dim=1)
             take = q < unseen.sum(dim=1, keepdim=True)
@@ -266,24 +278,33 @@ class LUCB(_LUCBBase):
         self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
         self.cs = WoRMeanCS(self.reps, self.n, self.m, self.delta / self.n, device=self.device)
         self._steps = 0
+        self._bounds_at = None  # (calls told, bounds): see _bounds
+        self._told_all = False
 
-    def _rival_upper(self, lead: torch.Tensor) -> torch.Tensor:
-        return self.cs.upper.scatter(1, lead[:, None], -torch.inf)
+    def _bounds(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(leader, its lower bound (R, 1), the rivals' upper bounds (R, n) with the leader's at -inf): what the
+        certificate after a step and the rule of the next step both read, computed once per step."""
+        if self._bounds_at is not None and self._bounds_at[0] == self.spent:
+            return self._bounds_at[1]
+        lead = self.leader()
+        got = (lead, self.cs.lower.gather(1, lead[:, None]), self.cs.upper.scatter(1, lead[:, None], -torch.inf))
+        self._bounds_at = (self.spent, got)
+        return got
 
     def certificate(self, epsilon: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(leader, certified) per repetition: the leader's lower bound above every rival's upper bound minus
         epsilon (default: the policy's own epsilon)."""
         eps = self.epsilon if epsilon is None else float(epsilon)
-        lead = self.leader()
-        lo = self.cs.lower.gather(1, lead[:, None]).squeeze(1)
-        ok = lo > self._rival_upper(lead).amax(dim=1) - eps
-        return lead, ok & (self.counts > 0).all(dim=1)
+        lead, lo, upper = self._bounds()
+        ok = lo[:, 0] > upper.amax(dim=1) - eps
+        if not self._told_all:  # every model told at least once in every repetition: stays true
+            self._told_all = bool((self.counts > 0).all())
+            ok = ok & (self.counts > 0).all(dim=1)
+        return lead, ok
 
     def _rule_units(self, units, q, k):
         m, room = self.m, self.m - self.asked_rows
-        lead = self.leader()
-        lo = self.cs.lower.gather(1, lead[:, None])
-        upper = self._rival_upper(lead)
+        lead, lo, upper = self._bounds()
         open_ = upper - self.epsilon >= lo
         n_open = open_.sum(dim=1, keepdim=True)
         has = n_open > 0
@@ -304,7 +325,8 @@ class LUCB(_LUCBBase):
 
     def _update(self, rows, cols, scores):
         r = self._rep_index[:, None].expand_as(rows)
-        self.sums.index_put_((r, rows), scores.double(), accumulate=True)
+        x = scores.double()
+        self.sums.index_put_((r, rows), x, accumulate=True)
         self.counts.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
-        self.cs.update(rows, scores.double().clamp(0.0, 1.0))
+        self.cs.update(rows, x.clamp(0.0, 1.0))
         self._steps += 1
