@@ -195,9 +195,10 @@ def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_pat
         value = raw
         for part in r["setting"].split("."):
             value = value[part]
-        row = next(line for line in methods.splitlines() if f"(`{r['setting']}`)" in line)
-        shown = re.findall(r"\| `([^`]*)` \|", row)
-        assert shown and yaml.safe_load(shown[0]) == value, (row, value)
+        lines = methods.splitlines()
+        at = next(k for k, line in enumerate(lines) if f"(`{r['setting']}`)" in line)
+        shown = re.fullmatch(r"  - `([^`]*)`", lines[at + 2])  # the row's third cell: ours
+        assert shown and yaml.safe_load(shown.group(1)) == value, (lines[at:at + 3], value)
     for ch in structure["chapters"]:
         ref = structure["references"].get(ch.get("cite"))
         if ref is None:
@@ -205,7 +206,7 @@ def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_pat
         assert ref["paper"] in refs and ref["code"]["url"] in refs
         assert ref["paper"] in (tmp_path / "src" / f"{ch['id']}.md").read_text()
         sub = next(s for s in structure["substitutions"] if s["paper"] == ch["cite"])
-        assert f"]({ref['paper']}) | {book.md_escape(sub['theirs'])} |" in methods
+        assert f"]({ref['paper']})\n  - {book.md_escape(sub['theirs'])}\n" in methods
     for name in ("closerlook_topicalchat", "llmrubric_dist", "sysrs_math", "bench1"):  # every kind of data read
         assert f"| `{name}` |" in refs
     assert "https://github.com/zifanlyu/llm-bandits-sysrs/tree/" in refs  # a pinned upstream becomes its commit

@@ -55,6 +55,8 @@ CSS = """
 .claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
 .paperlib-row{border-left-color:#c9a227}
 table.verdicts td,table.verdicts th{text-align:center}
+table.wrap-table{table-layout:fixed;width:100%}table.wrap-table td{overflow-wrap:anywhere}
+table.wrap-table code,table.wrap-table code span{white-space:normal!important;overflow-wrap:anywhere;word-break:break-word}
 table.table td,table.table th{vertical-align:top;font-size:.85em;padding:.25em .45em}
 @page{margin:14mm 12mm 16mm 12mm;@bottom-center{content:"paperlib, page " counter(page) " of " counter(pages);
 font-size:9pt;color:#555}}
@@ -334,9 +336,11 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
                 dest = ctx.src / "figures" / "jobs" / path.parent.name
                 dest.mkdir(parents=True, exist_ok=True)
                 rel = place_figure(path, dest)
-                out += [f"```{{figure}} figures/jobs/{path.parent.name}/{rel}\n:width: 100%\n:figclass: job-figure\n"
-                        f":alt: {path.stem}\n\n"
-                        f"{path.stem}\n```", ""]
+                # an image, not a numbered figure: the per-dataset figures are on the site only (the PDF leaves them
+                # out), so they must not take numbers from the figures both show
+                out += [f'<p class="job-figure"><b>{path.stem}</b></p>', "",
+                        f"```{{image}} figures/jobs/{path.parent.name}/{rel}\n:width: 100%\n:class: job-figure\n"
+                        f":alt: {path.stem}\n```", ""]
             if figs:
                 out += [f'<p class="print-only">The {len(figs)} per-dataset figures are on the site (each repeats a '
                         "panel of the figures above, larger).</p>", ""]
@@ -401,18 +405,28 @@ def upstream_url(entry: dict) -> str:
     return f"https://github.com/{src}" if re.fullmatch(r"[\w.-]+/[\w.-]+", src) else ""
 
 
+def list_table(header: list[str], rows: list[list[str]], widths: list[int], cls: str) -> list[str]:
+    """A MyST list-table with fixed column widths (a wide markdown table is cut at page width; this one wraps)."""
+    out = ["```{list-table}", ":header-rows: 1", f":widths: {' '.join(map(str, widths))}", f":class: {cls}", ""]
+    for row in [header, *rows]:
+        out.append(f"* - {row[0]}")
+        out += [f"  - {cell}" for cell in row[1:]]
+    return out + ["```"]
+
+
 def substitutions_table(ctx: Context, reg) -> list[str]:
     refs = ctx.structure.get("references", {})
-    rows = ["| paper | the paper's data | ours | why the paper's cannot be had |", "|---|---|---|---|"]
+    rows = []
     for sub in ctx.structure.get("substitutions", []):
         ref = refs.get(sub["paper"], {})
         name = ref.get("cite", sub["paper"]).split(". ")[0 if "et al" in ref.get("cite", "") else 0]
         short = {"zhou2025": "Zhou et al. 2025", "tolochinsky2026": "Tolochinsky et al. 2026 (PULSE)",
                  "saha2026": "Saha et al. 2026 (ROBIN)"}.get(sub["paper"], name)
         cell = f"[{short}]({ref['paper']})" if ref.get("paper") else short
-        rows.append(f"| {cell} | {md_escape(sub['theirs'])} | {_kinds(substitution_datasets(sub, ctx.config), reg)} | "
-                    f"{md_escape(sub['why'])} |")
-    return rows
+        rows.append([cell, md_escape(sub["theirs"]), _kinds(substitution_datasets(sub, ctx.config), reg),
+                     md_escape(sub["why"])])
+    return list_table(["paper", "the paper's data", "ours", "why the paper's cannot be had"], rows, [14, 28, 30, 28],
+                      "wrap-table")
 
 
 def reductions_table(config: dict | None) -> list[str]:
@@ -425,13 +439,14 @@ def reductions_table(config: dict | None) -> list[str]:
         return [f"This profile ({(config or {}).get('profile', 'custom')}) declares no reductions row by row: it is "
                 "a reduced scale as a whole (fewer runs, budgets and datasets than the papers'); the paper profile "
                 "lists its few reductions in a table here.", ""]
-    out = ["| setting | the paper | ours | why | what we measured of the difference |", "|---|---|---|---|---|"]
+    out = []
     for r in rows:
         ours = setting_value(config, r["setting"])
         ours = json.dumps(ours) if isinstance(ours, (dict, list)) else ours
-        out.append(f"| {md_escape(r['what'])} (`{r['setting']}`) | {md_escape(r['paper'])} | `{str(ours).replace('|', '/').replace('`', chr(39))}` | "
-                   f"{md_escape(r['why'])} | {md_escape(r['effect'])} |")
-    return out + [""]
+        out.append([f"{md_escape(r['what'])} (`{r['setting']}`)", md_escape(r["paper"]),
+                    f"`{str(ours).replace('`', chr(39))}`", md_escape(r["why"]), md_escape(r["effect"])])
+    return list_table(["setting", "the paper", "ours", "why", "what we measured of the difference"], out,
+                      [22, 14, 12, 26, 26], "wrap-table") + [""]
 
 
 def references_md(ctx: Context) -> str:
@@ -880,7 +895,7 @@ html{font-size:12.5px}
 .print-only{display:block!important}.screen-only{display:none!important}
 #the-ledger table{font-size:.78em}
 #the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
-figure.job-figure{display:none!important}
+.job-figure{display:none!important}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
 .sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
 .sd-dropdown .sd-summary-content figure img{width:100%!important}
