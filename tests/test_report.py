@@ -262,6 +262,8 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     assert captions >= 20, f"the PDF prints {captions} figure captions"
     assert shown is None or captions == shown, f"{shown} figures in the book, {captions} captions in the PDF"
     assert any(p.suffix == ".svg" for p in (tmp_path / "work" / "src" / "figures").iterdir()), "no vector figure"
+    for old in OUTPUT.glob("pdf_page-*.png"):  # an earlier run's pages (their names' width follows the page count)
+        old.unlink()
     subprocess.run(["pdftoppm", "-r", "40", "-png", "-f", "1", "-l", "4", str(pdf), str(OUTPUT / "pdf_page")],
                    check=True)
     pngs = sorted(OUTPUT.glob("pdf_page-*.png"))
