@@ -261,15 +261,10 @@ def _intersect_kinds(centre, scale, penalty, log_term, seen_sum, seen_count, pop
 def running_interval(centre, scale, penalty, delta, seen_sum, seen_count, population, lower, upper):
     """Solve |centre - mu scale| <= log(2/delta) + penalty for mu, intersect with the sure interval
     [seen_sum, seen_sum + population - seen_count] / population and with the running (lower, upper).
-    Streams with nothing absorbed yet (scale 0) keep [0, 1]. Shared by the sequences here and PULSE's."""
-    slack = math.log(2.0 / delta) + penalty
-    seen = scale > 0
-    scale = scale.clamp(min=1e-300)
-    lo = torch.where(seen, (centre - slack) / scale, torch.zeros_like(scale))
-    hi = torch.where(seen, (centre + slack) / scale, torch.ones_like(scale))
-    lo = torch.maximum(lo, seen_sum / population)
-    hi = torch.minimum(hi, (seen_sum + population - seen_count) / population)
-    return torch.maximum(lower, lo), torch.minimum(upper, hi)
+    Streams with nothing absorbed yet (scale 0) keep [0, 1]. Shared by the sequences here and PULSE's: a stack of
+    one kind for :func:`_intersect_kinds`."""
+    return _intersect_kinds(centre[None], scale[None], penalty[None], math.log(2.0 / delta), seen_sum, seen_count,
+                            population, lower, upper)
 
 
 class PredictableRangeCS:

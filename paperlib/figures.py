@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from .display import fmt_number  # noqa: F401  (the look of a number in a table: one place, no matplotlib)
-
 KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data",
             "user": "user data"}
 

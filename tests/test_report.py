@@ -295,7 +295,7 @@ def test_every_saved_figure_has_a_vector_version_unless_too_large(tmp_path, monk
     svg = png.with_suffix(".svg")
     assert svg.exists() and svg.read_text().lstrip().startswith("<?xml") and "<svg" in svg.read_text()
     assert "<dc:date>" not in svg.read_text()  # no date: a rerun changes the file only where the figure changed
-    monkeypatch.setattr(nbk, "MAX_SVG_BYTES", 10)  # every vector version is now too large
+    monkeypatch.setattr(nbk, "MAX_BYTES", 10)  # every vector version is now too large
     nbk.save_vector(fig, png)
     assert not svg.exists()
     dest = tmp_path / "book"

@@ -29,8 +29,6 @@ _scratch: Path | None = None
 
 MIN_DPI = 100
 MAX_BYTES = 950_000
-#: The vector version's budget: a 23-panel grid with rasterized bands is about 1.1 MB
-MAX_SVG_BYTES = 1_500_000
 
 
 def page_path(path, default: str, k: int) -> Path:
@@ -109,10 +107,10 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
 
 def save_vector(fig, png: Path) -> Path | None:
     """The figure's vector version beside its PNG (``x.png`` -> ``x.svg``), which the report shows and prints so
-    that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_SVG_BYTES`."""
+    that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES` (no tracked file over 1 MB)."""
     svg = Path(png).with_suffix(".svg")
     fig.savefig(svg, metadata={"Date": None})  # no date in the file
-    if svg.stat().st_size > MAX_SVG_BYTES:
+    if svg.stat().st_size > MAX_BYTES:
         svg.unlink()
         return None
     return svg

@@ -25,7 +25,7 @@ def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: li
                 for method, g in sub.groupby("method", sort=False):
                     x = 100 * g.budget_frac
                     line, = ax.plot(x, g.value, marker="o", ms=2, lw=1, label=label(method))
-                    # bands rasterized inside the vector version (138 of them would make its SVG too large)
+                    # bands rasterized inside the vector version (138 of them make its SVG far larger)
                     ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0,
                                     rasterized=True)
                 h1 = table[table.dataset == ds].H1.iloc[0]
