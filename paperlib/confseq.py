@@ -195,6 +195,9 @@ class WoRMeanCS:
         self.lower = z()
         self.upper = torch.ones(shape, dtype=torch.float64, device=device)
         self._reps = torch.arange(reps, device=device)
+        self._flat_base = self._reps * n  # stream (r, j) of the flattened (R, n) sums is r n + j
+        self._ones = torch.ones(reps, dtype=torch.float64, device=device)
+        self._bets_flat = (self._bet_num[..., 0], self._bet_cap[..., 0])  # for (kinds, R) draws
 
     def update(self, rows: torch.Tensor, scores: torch.Tensor, sparse: bool = False) -> None:
         """Absorb (R, k) draws. ``sparse``: refresh only the streams the draws touched (the others' intervals cannot
@@ -206,6 +209,9 @@ class WoRMeanCS:
         rows = rows.long()
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
         single = rows.shape[1] == 1
+        if single and not sparse:
+            self.update_flat(self._flat_base + rows[:, 0], x[:, 0])
+            return
         r = self._reps[:, None].expand_as(rows)
         count, total, dev = self._seen[:, r, rows]
         if single:
@@ -239,6 +245,28 @@ class WoRMeanCS:
             self.lower, self.upper = _intersect_kinds(self.centre, self.scale, self.slack_sq, self._log_term,
                                                       self.sum, self.count, self.population, self.lower, self.upper)
 
+    def update_flat(self, flat: torch.Tensor, x: torch.Tensor) -> None:
+        """:meth:`update` with one draw per repetition: ``flat`` (R,) the streams as r n + j (repetition r, row j),
+        ``x`` (R,) float64 scores in [0, 1]. Reads the sums with one ``index_select`` and adds with one
+        ``index_add_`` per stacked sum: the same values as the general path (each stream gets one addition), in
+        fewer tensor operations (a step of one draw is bound by their count)."""
+        n_k = self._run.shape[1]
+        count, prev, dev = self._seen.view(3, -1).index_select(1, flat)
+        i = count + 1
+        if bool((i > self.population).any()):
+            raise ValueError("a stream received more draws than its population size")
+        e = _own_deviation(x, prev, i)
+        if n_k == 1:
+            lam, pen = (t[None] for t in _bet_and_penalty(self.kind, i, self._part_delta, x, prev, dev))
+        else:
+            lam, pen = _both_bets(i, self._part_delta, x, prev, dev, *self._bets_flat)
+        left = self.population - i + 1
+        self._run.view(3 * n_k, -1).index_add_(
+            1, flat, torch.stack([lam * (x + prev / left), lam * self.population / left, pen]).view(3 * n_k, -1))
+        self._seen.view(3, -1).index_add_(1, flat, torch.stack([self._ones, x, e]))
+        self.lower, self.upper = _intersect_kinds(self.centre, self.scale, self.slack_sq, self._log_term, self.sum,
+                                                  self.count, self.population, self.lower, self.upper)
+
     def _touched(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The distinct (repetition, stream) pairs of a batch."""
         flat = torch.unique((self._reps[:, None] * self.lower.shape[1] + rows.long()).reshape(-1))
@@ -247,14 +275,13 @@ class WoRMeanCS:
 
 def _intersect_kinds(centre, scale, penalty, log_term, seen_sum, seen_count, population, lower, upper):
     """:func:`running_interval` for a stack of sequences (leading axis: the kinds, ``log_term`` their log(2 /
-    delta)), intersected with each other and with the running (lower, upper)."""
+    delta)), intersected with each other and with the running (lower, upper).
+
+    A stream with nothing absorbed (scale 0, centre 0) gives (0 -+ slack) / 0 = -inf / +inf (the slack is at least
+    log(2 / delta) > 0), which the sure interval [0, 1] of an unseen stream then replaces: no mask is needed."""
     slack = log_term + penalty
-    seen = scale > 0
-    scale = scale.clamp(min=1e-300)
-    lo = torch.where(seen, (centre - slack) / scale, 0.0)
-    hi = torch.where(seen, (centre + slack) / scale, 1.0)
-    lo = torch.maximum(lo.amax(dim=0), seen_sum / population)
-    hi = torch.minimum(hi.amin(dim=0), (seen_sum + population - seen_count) / population)
+    lo = torch.maximum(((centre - slack) / scale).amax(dim=0), seen_sum / population)
+    hi = torch.minimum(((centre + slack) / scale).amin(dim=0), (seen_sum + population - seen_count) / population)
     return torch.maximum(lower, lo), torch.minimum(upper, hi)
 
 

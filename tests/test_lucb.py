@@ -221,3 +221,25 @@ def test_lucb_certificate_is_the_per_model_certificate_and_exact_on_the_full_mat
     ref_lead, ref_ok = certify(part.cs.lower, part.cs.upper, part.estimate(), epsilon=0.3)
     same = part.estimate().gather(1, lead[:, None]).squeeze(1) == part.estimate().gather(1, ref_lead[:, None]).squeeze(1)
     assert same.all() and torch.equal(ok, ref_ok)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+def test_lucb_one_unit_step_asks_what_the_general_allocation_asks(epsilon):
+    """A step of one pair after the warm-up takes a short path (``LUCB._one_unit``); the general allocation
+    (``_units`` then ``_slots_from_units``) is its specification: with the short path switched off on a twin policy,
+    every step asks the same pairs, on binary scores (tied bounds) with rows short enough that the leader and its
+    rivals run out of examples, to the full matrix."""
+    rng = np.random.default_rng(4)
+    S = (rng.random((6, 12)) < np.array([0.9, 0.85, 0.85, 0.5, 0.5, 0.2])[:, None]).astype(np.float32)
+    fast = make_policy("lucb", n=6, m=12, budget=72, reps=5, seed=3, batch_size=1, epsilon=epsilon)
+    slow = make_policy("lucb", n=6, m=12, budget=72, reps=5, seed=3, batch_size=1, epsilon=epsilon)
+    slow._one_unit_rule = False
+    T, used = torch.as_tensor(S), 0
+    while not fast.done:
+        a, b = fast.ask(), slow.ask()
+        assert torch.equal(a.rows, b.rows) and torch.equal(a.cols, b.cols)
+        used += fast._warmed
+        fast.tell(a, a.take(T))
+        slow.tell(b, b.take(T))
+    assert used > 40, "the short path was not exercised"
+    assert torch.equal(fast.cs.lower, slow.cs.lower) and torch.equal(fast.estimate(), slow.estimate())

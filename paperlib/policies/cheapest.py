@@ -58,6 +58,7 @@ class CheapestGood(LUCB):
     name = "lucb-cheap"
     uniform_within_row = True
     needs_costs = True
+    _one_unit_rule = False  # its own _rule_units
 
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, costs=None, delta: float = 0.05,
                  epsilon: float = 0.05, gamma: float | None = None, batch_size: int = 1):

@@ -65,6 +65,8 @@ class _LUCBBase(Policy):
         self.counts = torch.zeros(self.reps, self.n, dtype=torch.long, device=self.device)
         self.sums = torch.zeros(self.reps, self.n, dtype=torch.float64, device=self.device)
         self._leader_at = None  # (calls told, leader): the leader changes only when scores are told
+        self._all_told = False  # every model told at least once in every repetition
+        self._flat_base = torch.arange(self.reps, device=self.device)[:, None] * self.n  # (r, j) is r n + j flattened
         self._warmed = False  # every model asked at least once in every repetition (the warm-up is over for good)
 
     supports_ahead = True
@@ -93,9 +95,11 @@ class _LUCBBase(Policy):
         Kept until the next scores are told (a step asks for it twice: its rule, then the certificate)."""
         if self._leader_at is not None and self._leader_at[0] == self.spent:
             return self._leader_at[1]
-        est = torch.nan_to_num(self.estimate(), nan=-torch.inf)
+        if not self._all_told:  # every model told in every repetition: stays true (then the means need no mask)
+            self._all_told = bool((self.counts > 0).all())
+        est = self.sums / self.counts if self._all_told else torch.nan_to_num(self.estimate(), nan=-torch.inf)
         top = est == est.max(dim=1, keepdim=True).values
-        lead = torch.where(top, self.counts, torch.full_like(self.counts, -1)).argmax(dim=1)
+        lead = torch.where(top, self.counts, -1).argmax(dim=1)
         self._leader_at = (self.spent, lead)
         return lead
 
@@ -277,9 +281,9 @@ class LUCB(_LUCBBase):
         super().__init__(n, m, budget, reps, seed, device, delta, epsilon, batch_size)
         self.order = KeyedPermutations(self.reps, self.n, self.m, self.gen, self.device)
         self.cs = WoRMeanCS(self.reps, self.n, self.m, self.delta / self.n, device=self.device)
+        self.sums = self.cs.sum  # the sequences' running sums are the models' (a view: updated in place with them)
         self._steps = 0
         self._bounds_at = None  # (calls told, bounds): see _bounds
-        self._told_all = False
 
     def _bounds(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(leader, its lower bound (R, 1), the rivals' upper bounds (R, n) with the leader's at -inf): what the
@@ -297,8 +301,7 @@ class LUCB(_LUCBBase):
         eps = self.epsilon if epsilon is None else float(epsilon)
         lead, lo, upper = self._bounds()
         ok = lo[:, 0] > upper.amax(dim=1) - eps
-        if not self._told_all:  # every model told at least once in every repetition: stays true
-            self._told_all = bool((self.counts > 0).all())
+        if not self._all_told:  # set by the leader (_bounds asked for it): every model told in every repetition
             ok = ok & (self.counts > 0).all(dim=1)
         return lead, ok
 
@@ -320,13 +323,44 @@ class LUCB(_LUCBBase):
         units.scatter_add_(1, torch.where(ok, cand, 0), ok.long())
 
     def _select(self, k: int):
-        rows, pos = _slots_from_units(self._units(k), self.asked_rows, k)
+        if k == 1 and self._warmed and self._one_unit_rule:
+            rows, pos = self._one_unit()
+        else:
+            rows, pos = _slots_from_units(self._units(k), self.asked_rows, k)
         return rows, self.order(self._rep_index[:, None], rows, pos)
 
+    _one_unit_rule = True  # a subclass with its own _rule_units sets False
+
+    def _one_unit(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(rows, positions), each (R, 1), of a step of one unit after the warm-up: what :meth:`_units` and
+        :func:`_slots_from_units` give (the same model, the same threat order), in a fifth of the operations. The
+        unit goes to the leader on even steps while it has room, else to the most threatening open rival with room,
+        else (no open rival, or no room) to the least observed model with room."""
+        m, asked = self.m, self.asked_rows
+        lead, lo, upper = self._bounds()
+        open_ = upper - self.epsilon >= lo
+        has = open_.any(dim=1, keepdim=True)
+        lead = lead[:, None]
+        pos = asked.gather(1, lead)
+        if self._steps % 2 == 0 and bool((pos < m).all()):  # the leader's step, and it has room everywhere
+            rival, ok = lead, has
+        else:
+            rival = torch.where(open_, upper, -torch.inf).argsort(dim=1, descending=True)[:, :1]
+            if self._steps % 2 == 0:
+                rival = torch.where(pos < m, lead, rival)
+            pos = asked.gather(1, rival)
+            ok = (pos < m) & has
+        if bool(ok.all()):
+            return rival, pos
+        least = torch.where(asked < m, asked, m + 1).argmin(dim=1, keepdim=True)
+        rows = torch.where(ok, rival, least)
+        return rows, asked.gather(1, rows)
+
     def _update(self, rows, cols, scores):
-        r = self._rep_index[:, None].expand_as(rows)
-        x = scores.double()
-        self.sums.index_put_((r, rows), x, accumulate=True)
-        self.counts.index_put_((r, rows), torch.ones_like(rows), accumulate=True)
-        self.cs.update(rows, x.clamp(0.0, 1.0))
+        flat = (self._flat_base + rows).view(-1)
+        self.counts.view(-1).index_add_(0, flat, torch.ones_like(flat))
+        if rows.shape[1] == 1:  # also the sums (scores lie in [0, 1]: checked by tell)
+            self.cs.update_flat(flat, scores.view(-1).double())
+        else:
+            self.cs.update(rows, scores.double())
         self._steps += 1

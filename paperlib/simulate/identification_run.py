@@ -279,9 +279,10 @@ def simulate(
                 cs.update(req.rows, got)
                 lead, ok = certificate()
                 new = (at < 0) & ok
-                at = torch.where(new, torch.full_like(at, policy.spent), at)
-                frozen = torch.where(new, lead, frozen)
-                all_stopped = stop == "certified" and bool((at >= 0).all())
+                if bool(new.any()):  # most steps certify no new repetition
+                    at = torch.where(new, torch.full_like(at, policy.spent), at)
+                    frozen = torch.where(new, lead, frozen)
+                    all_stopped = stop == "certified" and bool((at >= 0).all())
         est.append(policy.estimate().float().cpu().numpy())
         pick = policy.best()
         if stop == "certified":
