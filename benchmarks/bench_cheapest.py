@@ -57,7 +57,9 @@ def draw_prices(mu: np.ndarray, seed: int, best_in: str) -> np.ndarray:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=20, help="runs of lucb-cheap per price draw")
-    ap.add_argument("--lucb-reps", type=int, default=5, help="runs of lucb (certify the best) per price draw")
+    ap.add_argument("--lucb-reps", type=int, default=5,
+                    help="runs of lucb (certify the best) per price draw (0: leave its columns out)")
+    ap.add_argument("--top-share", type=float, default=None, help="lucb-cheap's top_share (default: its own)")
     ap.add_argument("--seeds", type=int, default=2, help="price draws per placement of the best model")
     ap.add_argument("--delta", type=float, default=0.05)
     ap.add_argument("--epsilon", type=float, default=0.05)
@@ -86,18 +88,23 @@ def main(argv=None) -> int:
                 c = draw_prices(mu, 1000 * seed + (best_in == "cheap"), best_in)
                 full = float(c.sum()) * m
                 ok = acceptable(mu, c, args.epsilon)
+                extra = {} if args.top_share is None else {"top_share": args.top_share}
                 r = simulate("lucb-cheap", mat, [n * m], reps=args.reps, seed=seed, delta=args.delta,
                              stop="certified", epsilon=args.epsilon, costs=c, progress=False,
-                             batch_size=args.batch_size)
+                             batch_size=args.batch_size, **extra)
                 wrong = int((~ok[r.best[-1]]).sum())
                 orc, _ = oracle_cheapest_spend(S, c, args.delta, args.epsilon)
-                lb = simulate("lucb", mat, [n * m], reps=args.lucb_reps, seed=seed, delta=args.delta,
-                              stop="certified", costs=c, progress=False, batch_size=args.batch_size)
+                lb = None if args.lucb_reps == 0 else simulate(
+                    "lucb", mat, [n * m], reps=args.lucb_reps, seed=seed, delta=args.delta, stop="certified", costs=c,
+                    progress=False, batch_size=args.batch_size)
+                lucb_cols = (dict(lucb_spend=float("nan"), lucb_right=float("nan"), lucb_calls=float("nan"))
+                             if lb is None else
+                             dict(lucb_spend=float(np.median(lb.spend[-1])) / full, lucb_right=float(ok[lb.best[-1]].mean()),
+                                  lucb_calls=float(np.median(lb.calls)) / (n * m)))
                 row = dict(matrix=name, n=n, m=m, best_in=best_in, seed=seed,
                            cheap_spend=float(np.median(r.spend[-1])) / full, cheap_wrong=wrong,
                            cheap_wrong_hi=clopper_pearson(wrong, args.reps)[1], cheap_certified=float(r.certified[-1].mean()),
-                           oracle_spend=orc / full, lucb_spend=float(np.median(lb.spend[-1])) / full,
-                           lucb_right=float(ok[lb.best[-1]].mean()), lucb_calls=float(np.median(lb.calls)) / (n * m),
+                           oracle_spend=orc / full, **lucb_cols,
                            tstar_union=tstar * log_union / (n * m),
                            tstar_kl=tstar * kl_bernoulli(args.delta, 1 - args.delta) / (n * m),
                            seconds=time.time() - t0)

@@ -177,7 +177,10 @@ class Study:
 
             self.costs = read_costs_table(costs, models).tolist()
         if objective == "cheapest":
-            policy_params.update(costs=self.costs, gamma=gamma)
+            # the rule's top_share is recorded even at its default, so that a later default cannot change a resumed
+            # run (a journal recorded before top_share existed has none: it resumes with 0, the rule it was run by)
+            params = {"top_share": METHODS["lucb-cheap"].defaults()["top_share"], **params}
+            policy_params.update(costs=self.costs, gamma=gamma, top_share=params["top_share"])
         self.objective, self.gamma = objective, gamma
         self._spend = [0.0] * n
         self._costed = self._uncosted = 0
@@ -293,7 +296,7 @@ class Study:
                         costs=(None if header.get("costs") is None else dict(zip(header["models"], header["costs"],
                                                                                    strict=True))),
                         objective=header.get("objective", "best"), gamma=header.get("gamma"),
-                        **header["params"])
+                        **_recorded_params(header))
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
@@ -623,6 +626,15 @@ class Study:
         """The k models with the highest lower bounds, and whether they are certified as the k best."""
         top, ok = certify_top_k(self.cs.lower, self.cs.upper, k)
         return [self.models[i] for i in top[0].tolist()], bool(ok[0])
+
+
+def _recorded_params(header: dict) -> dict:
+    """The method parameters a journal was recorded with: its header's, and for a cheapest-good journal from before
+    ``top_share`` existed (none recorded), ``top_share=0``, the rule that journal was run by."""
+    params = dict(header["params"])
+    if header.get("objective", "best") == "cheapest":
+        params.setdefault("top_share", 0.0)
+    return params
 
 
 def journal_meta(path) -> dict:

@@ -158,3 +158,80 @@ def test_study_search_and_command_line(tmp_path):
                         str(tmp_path / "o.json"), "--objective", "cheapest", "--epsilon", "0.1", "--quiet"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--costs" in r.stderr and not (tmp_path / "o.journal.jsonl").exists()
+
+
+def test_the_best_models_own_bound_lowers_u_star():
+    """U* = max_j min(U_j, V_j) (module docstring): with the per-model upper bounds alone, U* = 0.90 (model 1) and
+    model 0 (L = 0.75) is not ruled in (0.75 < 0.90 - 0.1); V_1 = 0.84 brings U* to 0.84 and 0.75 >= 0.74 rules it in.
+    A V above U changes nothing (the minimum), and with top_share = 0 there is no V."""
+    costs = [1.0, 5.0, 0.1]
+    p = policy_with([0.75, 0.80, 0.10], [0.80, 0.90, 0.20], costs)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 0 and not bool(ok[0])
+    p.top_cs.upper = torch.tensor([[0.95, 0.84, 0.95]], dtype=torch.float64)
+    lead, ok = p.certificate()
+    assert int(lead[0]) == 0 and bool(ok[0])
+    p.top_cs.upper = torch.tensor([[0.95, 0.95, 0.95]], dtype=torch.float64)
+    assert not bool(p.certificate()[1][0])
+    q = make_policy("lucb-cheap", 3, 100, 300, reps=1, seed=0, device="cpu", costs=costs, top_share=0.0)
+    assert q.top_cs is None and q.cs.delta == pytest.approx(0.05 / 3)
+    r = make_policy("lucb-cheap", 3, 100, 300, reps=1, seed=0, device="cpu", costs=costs, top_share=0.25)
+    assert r.cs.delta == pytest.approx(0.75 * 0.05 / 3) and r.top_cs.delta == pytest.approx(2 * 0.25 * 0.05)
+    with pytest.raises(ValueError, match="top_share"):
+        make_policy("lucb-cheap", 3, 100, 300, reps=1, seed=0, device="cpu", costs=costs, top_share=1.0)
+
+
+def test_a_journal_from_before_top_share_resumes_with_the_rule_it_was_run_by(tmp_path):
+    """A new journal records top_share even at its default; one recorded before it existed (no top_share in its
+    header) resumes with top_share = 0, its own rule, so the replay asks the recorded pairs and the run goes on as an
+    uninterrupted one at top_share = 0 would."""
+    from paperlib.study import Study
+
+    mat = _matrix(m=120)
+    models = [f"m{i}" for i in range(6)]
+    prices = dict(zip(models, [8.0, 4.0, 0.3, 0.2, 0.5, 0.1], strict=True))
+    examples = [{"id": j} for j in range(120)]
+    kw = dict(method="lucb-cheap", objective="cheapest", epsilon=0.1, costs=prices, seed=2, batch_size=4)
+
+    def drive(study, steps=None):
+        asked = []
+        while not study.done and not study.certified and (steps is None or len(asked) < steps):
+            p = study.ask()
+            asked.append(p.pairs)
+            study.tell(p, [float(mat.scores[i, j]) for i, j in p.pairs])
+        return asked
+
+    fresh = Study(models, examples, journal=tmp_path / "new.jsonl", **kw)
+    header = json.loads((tmp_path / "new.jsonl").read_text().splitlines()[0])
+    assert header["params"]["top_share"] == fresh.policy.top_share == 0.75
+    fresh.close()
+
+    whole = Study(models, examples, top_share=0.0, **kw)
+    want = drive(whole)
+    part = Study(models, examples, journal=tmp_path / "old.jsonl", top_share=0.0, **kw)
+    first = drive(part, steps=15)
+    part.close()
+    lines = (tmp_path / "old.jsonl").read_text().splitlines()
+    old = json.loads(lines[0])
+    del old["params"]["top_share"]  # as written before top_share existed
+    (tmp_path / "old.jsonl").write_text("\n".join([json.dumps(old)] + lines[1:]) + "\n")
+    again = Study.resume(tmp_path / "old.jsonl", examples=examples)
+    assert again.policy.top_share == 0.0 and again.policy.top_cs is None
+    assert first + drive(again) == want
+
+
+@pytest.mark.slow
+def test_a_certificate_undone_later_still_counts_as_the_stop():
+    """lucb-cheap's certificate is not monotone: its candidate can be ruled in, then ruled out as the intervals
+    narrow (a model between epsilon - gamma and epsilon below the best is both), moving the candidate to a dearer
+    model not yet ruled in. With stop="certified" a repetition stops at its first certificate, so simulate reports it
+    certified at every later checkpoint, with the certified pick, whatever the certificate says after it."""
+    mat = _matrix()
+    n, m = mat.shape
+    costs = np.array([8.0, 4.0, 0.3, 0.2, 0.5, 0.1])
+    r = simulate("lucb-cheap", mat, [n * m * 3 // 4, n * m], reps=200, seed=1, device="cpu", progress=False,
+                 delta=0.1, stop="certified", epsilon=0.05, costs=costs, batch_size=4)
+    stopped = r.certified_at >= 0
+    assert stopped.all() and r.certified[-1].all()
+    early = (r.certified_at >= 0) & (r.certified_at <= n * m * 3 // 4)
+    assert early.any() and r.certified[0][early].all() and np.array_equal(r.best[0][early], r.best[-1][early])

@@ -261,6 +261,9 @@ _CHEAPEST = (
     Param("gamma", float, None, "no cheaper model is within epsilon - gamma of the best (default epsilon / 2)",
           parse=lambda v, name: None if v is None else check_scalar(v, name, float, low=0.0, high=1.0, closed="right")),
     _batch(1),
+    Param("top_share", float, 0.75, "share of delta for the one sequence that bounds the best model's mean from above "
+          "(no union bound over the models; 0: the per-model sequences alone, the rule before 2026-11-26)", low=0.0,
+          high=1.0, closed="left"),
 )
 
 _SPECS = [

@@ -35,8 +35,9 @@ class SimResult:
     budgets : (C,) int, evaluations spent at each checkpoint
     estimates : (C, R, n) float32, estimated row means (NaN where a row has no information)
     best : (C, R) int, predicted best row
-    certified : (C, R) bool or None, whether the certificate of :func:`paperlib.confseq.certify` holds
-        (only with ``delta``)
+    certified : (C, R) bool or None, whether the certificate (:func:`paperlib.confseq.certify`, or the policy's
+        own) holds for the pick at each checkpoint; with ``stop="certified"``, whether the repetition has stopped at
+        one (only with ``delta``)
     best_ci : (C, R, 2) float or None, the confidence-sequence interval of the predicted best row
     certified_at : (R,) int or None, calls spent when each repetition was first certified (-1: never)
     calls : (R,) int or None, calls each repetition spent (with ``stop="certified"``, the calls at its
@@ -291,7 +292,10 @@ def simulate(
         spend.append(paid.cpu().numpy().copy())
         if cs is not None:
             lead, ok = certificate()
-            cert.append((ok & (lead == pick)).cpu().numpy())
+            # with stop="certified", certified means it stopped at a certificate: a later step may undo a certificate
+            # (lucb-cheap's candidate can move on to a dearer model), not the validity of the one it stopped at
+            done = at >= 0 if stop == "certified" else ok & (lead == pick)
+            cert.append(done.cpu().numpy())
             ci.append(torch.stack([cs.lower.gather(1, pick[:, None])[:, 0], cs.upper.gather(1, pick[:, None])[:, 0]],
                                   dim=1).cpu().numpy())
     bar.close()
