@@ -96,41 +96,23 @@ class SimResult:
             return cls(**{k: z[k] for k in _ARRAYS if k in z.files}, **meta)
 
 
-class _EstimatorCS:
-    """The confidence sequence a policy keeps from its own estimator (PULSE's doubly robust one)."""
+class _PolicyIntervals:
+    """Intervals a policy keeps itself and updates in ``tell`` (PULSE's doubly robust sequence, or the very
+    without-replacement sequence lucb keeps on the same draws), read here instead of a second copy."""
 
-    def __init__(self, policy):
-        self.policy = policy
-
-    def update(self, rows, scores) -> None:
-        """Nothing to do: the policy updated its sequence in ``tell``."""
-
-    @property
-    def lower(self):
-        return self.policy.cs_lower
-
-    @property
-    def upper(self):
-        return self.policy.cs_upper
-
-
-class _SharedCS:
-    """The policy's own without-replacement sequence at the tracker's level, read instead of a second copy that would
-    absorb the same draws (the policy updates it in ``tell``)."""
-
-    def __init__(self, cs: WoRMeanCS):
-        self.cs = cs
+    def __init__(self, owner, lower: str, upper: str):
+        self._owner, self._lower, self._upper = owner, lower, upper
 
     def update(self, rows, scores) -> None:
         """Nothing to do: the policy updated its sequence in ``tell``."""
 
     @property
     def lower(self):
-        return self.cs.lower
+        return getattr(self._owner, self._lower)
 
     @property
     def upper(self):
-        return self.cs.upper
+        return getattr(self._owner, self._upper)
 
 
 def interval_tracker(policy, delta_row: float):
@@ -139,11 +121,11 @@ def interval_tracker(policy, delta_row: float):
     without-replacement sequence on the observed scores (valid when each row's examples are drawn uniformly)."""
     if getattr(policy, "dr_intervals", False):
         policy.track_intervals(delta_row)
-        return _EstimatorCS(policy)
+        return _PolicyIntervals(policy, "cs_lower", "cs_upper")
     own = getattr(policy, "cs", None)
     if (isinstance(own, WoRMeanCS) and own.delta == delta_row and own.population == policy.m and own.kind == "both"
             and own.lower.shape == (policy.reps, policy.n)):
-        return _SharedCS(own)  # the policy keeps this very sequence on the same draws (lucb, lucb-cheap)
+        return _PolicyIntervals(own, "lower", "upper")  # the policy keeps this very sequence (lucb)
     if not policy.uniform_within_row:
         raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {policy.name} does not "
                          "(its intervals would not be valid)")
