@@ -75,10 +75,11 @@ def _both_bets(i: torch.Tensor, delta: float, x, s_prev, q_prev, num: torch.Tens
     """:func:`_bet_and_penalty` of the empirical Bernstein and Hoeffding kinds at once, stacked (2, ...), in fewer
     tensor operations (a step of one draw is bound by their count) and with the same values: Hoeffding's bet is the
     empirical Bernstein formula with sigma^2 = 1, numerator 8 log(2 / delta) and cap 1 (``num``, ``cap``: (2, 1, 1))."""
-    i = i.to(torch.float64)
+    if i.dtype != torch.float64:
+        i = i.to(torch.float64)
     sigma2 = (0.25 + q_prev) / i
-    v = torch.stack([sigma2, torch.ones_like(sigma2)])
-    lam = torch.minimum(torch.sqrt(num / (v * i * torch.log1p(i))), cap)
+    vi = torch.stack([sigma2 * i, i])  # v i with v = sigma^2 and 1: the same values as (v * i), one operation less
+    lam = torch.minimum(torch.sqrt(num / (vi * torch.log1p(i))), cap)
     eb, ho = lam[0], lam[1]
     mu_prev = (0.5 + s_prev) / i
     return lam, torch.stack([(-torch.log1p(-eb) - eb) * (x - mu_prev).square(), ho * ho / 8.0])
@@ -210,6 +211,8 @@ class WoRMeanCS:
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
         single = rows.shape[1] == 1
         if single and not sparse:
+            if bool((self.count.gather(1, rows) >= self.population).any()):
+                raise ValueError("a stream received more draws than its population size")
             self.update_flat(self._flat_base + rows[:, 0], x[:, 0])
             return
         r = self._reps[:, None].expand_as(rows)
@@ -247,20 +250,19 @@ class WoRMeanCS:
 
     def update_flat(self, flat: torch.Tensor, x: torch.Tensor) -> None:
         """:meth:`update` with one draw per repetition: ``flat`` (R,) the streams as r n + j (repetition r, row j),
-        ``x`` (R,) float64 scores in [0, 1]. Reads the sums with one ``index_select`` and adds with one
-        ``index_add_`` per stacked sum: the same values as the general path (each stream gets one addition), in
-        fewer tensor operations (a step of one draw is bound by their count)."""
+        ``x`` (R,) float64 scores in [0, 1]; every stream must have a draw left (the caller's guarantee: a policy
+        never asks a row it has exhausted; :meth:`update` checks it). Reads the sums with one ``index_select`` and
+        adds with one ``index_add_`` per stacked sum: the same values as the general path (each stream gets one
+        addition), in fewer tensor operations (a step of one draw is bound by their count)."""
         n_k = self._run.shape[1]
         count, prev, dev = self._seen.view(3, -1).index_select(1, flat)
         i = count + 1
-        if bool((i > self.population).any()):
-            raise ValueError("a stream received more draws than its population size")
         e = _own_deviation(x, prev, i)
         if n_k == 1:
             lam, pen = (t[None] for t in _bet_and_penalty(self.kind, i, self._part_delta, x, prev, dev))
         else:
             lam, pen = _both_bets(i, self._part_delta, x, prev, dev, *self._bets_flat)
-        left = self.population - i + 1
+        left = (self.population + 1) - i  # the same integers as population - i + 1, in one operation
         self._run.view(3 * n_k, -1).index_add_(
             1, flat, torch.stack([lam * (x + prev / left), lam * self.population / left, pen]).view(3 * n_k, -1))
         self._seen.view(3, -1).index_add_(1, flat, torch.stack([self._ones, x, e]))

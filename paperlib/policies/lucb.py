@@ -67,6 +67,7 @@ class _LUCBBase(Policy):
         self._leader_at = None  # (calls told, leader): the leader changes only when scores are told
         self._all_told = False  # every model told at least once in every repetition
         self._flat_base = torch.arange(self.reps, device=self.device)[:, None] * self.n  # (r, j) is r n + j flattened
+        self._ones_long = torch.ones(self.reps, dtype=torch.long, device=self.device)
         self._warmed = False  # every model asked at least once in every repetition (the warm-up is over for good)
 
     supports_ahead = True
@@ -358,9 +359,11 @@ class LUCB(_LUCBBase):
 
     def _update(self, rows, cols, scores):
         flat = (self._flat_base + rows).view(-1)
-        self.counts.view(-1).index_add_(0, flat, torch.ones_like(flat))
-        if rows.shape[1] == 1:  # also the sums (scores lie in [0, 1]: checked by tell)
+        if rows.shape[1] == 1:  # also the sums (scores lie in [0, 1]: checked by tell; a row asked has room)
+            self.counts.view(-1).index_add_(0, flat, self._ones_long)
             self.cs.update_flat(flat, scores.view(-1).double())
-        else:
-            self.cs.update(rows, scores.double())
+            self._steps += 1
+            return
+        self.counts.view(-1).index_add_(0, flat, torch.ones_like(flat))
+        self.cs.update(rows, scores.double())
         self._steps += 1
