@@ -107,7 +107,8 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
 
 def save_vector(fig, png: Path) -> Path | None:
     """The figure's vector version beside its PNG (``x.png`` -> ``x.svg``), which the report shows and prints so
-    that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES` (no tracked file over 1 MB)."""
+    that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES` (no
+    tracked file over 1 MB)."""
     svg = Path(png).with_suffix(".svg")
     fig.savefig(svg, metadata={"Date": None})  # no date in the file
     if svg.stat().st_size > MAX_BYTES:

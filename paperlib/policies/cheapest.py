@@ -80,7 +80,8 @@ class CheapestGood(LUCB):
         self.top_share = check_scalar(top_share, "top_share", float, low=0.0, high=1.0, closed="left")
         self.top_cs = None
         if self.top_share > 0:  # the per-model sequences at (1 - top_share) delta / n, the best's bound beside them
-            self.cs = WoRMeanCS(self.reps, self.n, self.m, (1 - self.top_share) * self.delta / self.n, device=self.device)
+            self.cs = WoRMeanCS(self.reps, self.n, self.m, (1 - self.top_share) * self.delta / self.n,
+                                device=self.device)
             self.sums = self.cs.sum
             self.top_cs = WoRMeanCS(self.reps, self.n, self.m, 2 * self.top_share * self.delta, device=self.device)
         if self.epsilon <= 0:
@@ -139,7 +140,8 @@ class CheapestGood(LUCB):
         cand, _ = self._candidate()
         crit = torch.stack([cand, top.argmax(dim=1), lo.argmax(dim=1)], dim=1)  # (R, 3), may repeat
         room = (self.m - self.asked_rows).gather(1, crit)
-        width = torch.stack([hi - lo, top - lo, hi - lo], dim=1).gather(2, crit[:, :, None])[:, :, 0]
+        own = hi - lo  # the candidate's and L*'s widths; the U* model's is that of min(U, V)
+        width = torch.stack([own, top - lo, own], dim=1).gather(2, crit[:, :, None])[:, :, 0]
         w = torch.where(room > 0, width / ((self.asked_rows.gather(1, crit) + 1) * self.price[crit].clamp(min=1e-12)),
                         torch.zeros_like(width))
         # a repeated model counts once (its first slot)
