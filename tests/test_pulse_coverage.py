@@ -132,3 +132,33 @@ def test_one_pool_job_equals_its_part_of_the_whole_check():
     cols = [c for c in one.columns if c != "runs_any_ci"]
     pd.testing.assert_frame_equal(summary[summary.pool == pools[-1]][cols].reset_index(drop=True), one[cols])
     pd.testing.assert_frame_equal(ratios[ratios.pool == pools[-1]].reset_index(drop=True), one_r)
+
+
+def test_coverage_tables_computed_elsewhere_are_checked_against_the_profile(tmp_path):
+    """The coverage of a pool run on a GPU (benchmarks/gpu_declared_jobs.py) is shown only if it is this profile's:
+    every kind, the profile's run count, delta and checkpoints; otherwise refused by name."""
+    import pandas as pd
+
+    from paperlib.papers.pulse.coverage import KINDS, load_pool_coverage, write_summary
+    from paperlib.papers.pulse.experiments import budgets, build_instance
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = smoke_config("pulse")
+    pool = cfg["theory"]["bandit"]["pools"][0]
+    b = cfg["theory"]["bandit"]
+    n_budgets = len(budgets(cfg, *build_instance(cfg, pool).test.shape)[1])
+    s = pd.DataFrame([dict(summary(), pool=pool, kind=k, runs=int(b["reps"]), delta=float(b["delta"]),
+                           checkpoints=n_budgets, machine="a GPU") for k in KINDS])
+    r = pd.DataFrame([dict(pool=pool, kind=k, med=0.1) for k in KINDS])
+    write_summary(s, tmp_path / "s.csv")
+    r.to_csv(tmp_path / "r.csv", index=False)
+    got, ratios = load_pool_coverage(cfg, pool, tmp_path / "s.csv", tmp_path / "r.csv")
+    assert list(got.kind) == list(KINDS) and got.machine.iloc[0] == "a GPU" and len(ratios) == 3
+    more = {**cfg, "theory": {**cfg["theory"], "bandit": {**b, "reps": int(b["reps"]) + 1}}}
+    with pytest.raises(ValueError, match=f"runs \\[{int(b['reps'])}\\], the profile's {int(b['reps']) + 1}"):
+        load_pool_coverage(more, pool, tmp_path / "s.csv", tmp_path / "r.csv")
+    write_summary(s[s.kind != "adversarial"], tmp_path / "s.csv")
+    with pytest.raises(ValueError, match="kinds"):
+        load_pool_coverage(cfg, pool, tmp_path / "s.csv", tmp_path / "r.csv")
+    with pytest.raises(ValueError, match="no rows of pool"):
+        load_pool_coverage(cfg, "another-pool", tmp_path / "s.csv", tmp_path / "r.csv")

@@ -83,3 +83,27 @@ def test_race_figure_tells_every_method_apart_without_colour_and_keeps_the_legen
     assert "dotted edges" in fig._suptitle.get_text()
     assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
     assert fig.legends[0].get_bbox_to_anchor().y1 <= fig.bbox.y1 * 0.01 + 1e-9  # anchored under the panels
+
+
+def test_a_subset_of_methods_gives_their_rows_of_the_whole_table_and_committed_tables_are_checked(tmp_path):
+    """The LRF family run alone on a GPU (benchmarks/gpu_declared_jobs.py) keeps each method's seed of the whole
+    race (its position in the profile's list), so its rows are the whole table's; a committed table is shown only if
+    every method of the profile is there at its run count."""
+    cfg = {**smoke_config("race"), "datasets": ["synth_easy"], "methods": ["ucbe", "row-mean", "sysrs"], "reps": 4,
+           "budget_fracs": [0.05, 0.1]}
+    whole = E.dataset_accuracy(cfg, "synth_easy")
+    part = E.dataset_accuracy(cfg, "synth_easy", methods=["sysrs"])
+    cols = ["method", "budget", "accuracy", "ci_low", "ci_high", "reps"]
+    pd.testing.assert_frame_equal(part[cols], whole[whole.method == "sysrs"][cols].reset_index(drop=True))
+    with pytest.raises(ValueError, match="not among the race's"):
+        E.dataset_accuracy(cfg, "synth_easy", methods=["lucb"])
+    path = tmp_path / "synth_easy.csv"
+    whole.to_csv(path, index=False)
+    assert len(E.load_dataset_accuracy(cfg, "synth_easy", path)) == len(whole)
+    with pytest.raises(ValueError, match="sysrs at 4 runs, the profile's 6"):
+        E.load_dataset_accuracy({**cfg, "reps_by_method": {"sysrs": 6}}, "synth_easy", path)
+    with pytest.raises(ValueError, match="other budgets"):
+        E.load_dataset_accuracy({**cfg, "budget_fracs": [0.05, 0.2]}, "synth_easy", path)
+    whole[whole.method != "ucbe"].to_csv(path, index=False)
+    with pytest.raises(ValueError, match="no rows of ucbe"):
+        E.load_dataset_accuracy(cfg, "synth_easy", path)

@@ -47,19 +47,57 @@ def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budge
     })
 
 
-def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False) -> pd.DataFrame:
+def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False, methods=None) -> pd.DataFrame:
     """One row per (method, budget) on dataset ``name``: accuracy (the pick is in the true best set) with its
-    exact 95% CI. Seeds depend on the dataset's position in ``cfg["datasets"]``, so one dataset's job gives
-    the same table alone or within the whole race."""
+    exact 95% CI. Seeds depend on the dataset's position in ``cfg["datasets"]`` and the method's in
+    ``cfg["methods"]``, so one dataset's job gives the same table alone or within the whole race, and ``methods``
+    (some of ``cfg["methods"]``; None: all) gives those methods' rows of the whole table."""
     d_i = list(cfg["datasets"]).index(name)
     mat = datasets.load(name)
     budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
     rows = []
+    unknown = set(methods or ()) - set(cfg["methods"])
+    if unknown:
+        raise ValueError(f"methods {sorted(unknown)} are not among the race's {cfg['methods']}")
     for i, meth in enumerate(cfg["methods"]):
+        if methods is not None and meth not in methods:
+            continue
         res = simulate(meth, mat, budgets, reps=method_reps(meth, cfg), seed=int(cfg["seed"]) + 1000 * d_i + i,
                        device=device, progress=progress, **method_params(meth, cfg))
         rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res))
     return pd.concat(rows, ignore_index=True)
+
+
+def load_dataset_accuracy(cfg: dict, name: str, path, split: bool = False) -> pd.DataFrame:
+    """The accuracy table of matrix ``name`` as committed (some methods' rows computed elsewhere, e.g. the LRF family
+    by ``benchmarks/gpu_declared_jobs.py`` on a GPU, with a ``machine`` column), checked to be this profile's: every
+    method of ``cfg["methods"]`` (with ``split``, of ``cfg["split"]["methods"]`` on the test half) at its run count
+    and at every budget of the grid. Raises ``ValueError`` naming what differs."""
+    acc = pd.read_csv(path)
+    key = name + SPLIT if split else name
+    acc = acc[acc.dataset == key].reset_index(drop=True)
+    if acc.empty:
+        raise ValueError(f"{path} has no rows of {key!r}")
+    budgets = budgets_from_fracs(cfg["budget_fracs"], int(acc.n.iloc[0]), int(acc.m.iloc[0]))
+    methods = cfg["split"]["methods"] if split else cfg["methods"]
+    want = {m: (int(cfg["split"].get("reps_by_method", {}).get(m, cfg["reps"])) if split else method_reps(m, cfg))
+            for m in methods}
+    problems = []
+    for meth in methods:
+        rows = acc[acc.method == meth]
+        if rows.empty:
+            problems.append(f"no rows of {meth}")
+            continue
+        if rows.budget.tolist() != list(budgets):
+            problems.append(f"{meth} at other budgets than the profile's")
+        if int(rows.reps.iloc[0]) != want[meth]:
+            problems.append(f"{meth} at {int(rows.reps.iloc[0])} runs, the profile's {want[meth]}")
+    extra = sorted(set(acc.method) - set(methods))
+    if extra:
+        problems.append(f"methods not in the profile: {', '.join(extra)}")
+    if problems:
+        raise ValueError(f"{path} is not this profile's race table of {key}: " + "; ".join(problems))
+    return acc
 
 
 def split_datasets(cfg: dict) -> list[str]:

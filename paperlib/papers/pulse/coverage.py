@@ -224,6 +224,34 @@ def pool_coverage(cfg: dict, pool: str, device=None) -> tuple[pd.DataFrame, pd.D
     return violation_summary(cells, seed=seed), ratio_stats(cells)
 
 
+def load_pool_coverage(cfg: dict, pool: str, summary_path, ratio_path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tables :func:`pool_coverage` wrote for ``pool`` elsewhere (``benchmarks/gpu_declared_jobs.py`` on a GPU),
+    checked to be this profile's: the pool, every kind of predictions, ``theory.bandit.reps`` runs and its delta,
+    the profile's number of checkpoints. Returns (summary, ratios) as :func:`pool_coverage` does; raises
+    ``ValueError`` naming what differs."""
+    b = cfg["theory"]["bandit"]
+    summary = read_summaries([summary_path])
+    summary = summary[summary.pool == pool].reset_index(drop=True)
+    ratios = pd.read_csv(ratio_path)
+    ratios = ratios[ratios.pool == pool].reset_index(drop=True)
+    if summary.empty:
+        raise ValueError(f"{summary_path} has no rows of pool {pool!r}")
+    inst = build_instance(cfg, pool)
+    problems = []
+    if sorted(summary.kind) != sorted(KINDS) or sorted(ratios.kind) != sorted(KINDS):
+        problems.append(f"kinds {sorted(summary.kind)} (ratios {sorted(ratios.kind)}), the check's are {sorted(KINDS)}")
+    if set(summary.runs) != {int(b["reps"])}:
+        problems.append(f"runs {sorted(set(summary.runs))}, the profile's {int(b['reps'])}")
+    if not np.allclose(summary.delta, float(b["delta"])):
+        problems.append(f"delta {sorted(set(summary.delta))}, the profile's {b['delta']}")
+    n_budgets = len(budgets(cfg, *inst.test.shape)[1])
+    if set(summary.checkpoints) != {n_budgets}:
+        problems.append(f"checkpoints {sorted(set(summary.checkpoints))}, the profile's {n_budgets}")
+    if problems:
+        raise ValueError(f"{summary_path} is not this profile's coverage table of {pool}: " + "; ".join(problems))
+    return summary, ratios
+
+
 def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`pool_coverage` on every pool, concatenated: (summary, ratio box statistics)."""
     parts = [pool_coverage(cfg, p, device) for p in pools]

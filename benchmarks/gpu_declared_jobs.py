@@ -1,0 +1,228 @@
+"""The paper profile's two declared GPU reductions at their planned run counts, on a GPU (issue 40), and their merge.
+
+The paper profile runs PULSE's Theorem 1 inside the bandit at 40 runs per (pool, kind) instead of 200 and the
+race's LRF family (UCB-E-LRF, Score Only, LRF) at 20 runs instead of 200 (``reductions`` in
+``paperlib/config/paper.yaml``). On the device machine (torch only; the checkout on ``PYTHONPATH``; data in
+``$PAPERLIB_DATA``)::
+
+    python benchmarks/gpu_declared_jobs.py run --out $OUT --deadline 520
+
+runs, in this order and each unit only while the time left before ``--deadline`` exceeds the longest unit of its
+kind so far:
+
+* ``coverage``: :func:`paperlib.papers.pulse.coverage.pool_coverage` -- the ``pulse_coverage_pool`` rule's own call --
+  on every pool of ``theory.bandit.pools`` with ``theory.bandit.reps`` set to ``--coverage-reps`` (200);
+* ``race``: :func:`paperlib.beyond.race.experiments.dataset_accuracy` -- the ``race_dataset`` rule's own call, with
+  the same seeds -- for the LRF family only, at ``--race-reps`` (200), smallest matrices first.
+
+Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv`` or ``race_lrf.csv`` in
+``--out`` (a few files come back from the machine; a call cut short keeps the units it finished), with the machine
+in a ``machine`` column. Back here::
+
+    python benchmarks/gpu_declared_jobs.py merge DIR
+
+writes the coverage tables to ``results/paper/pulse/coverage/<pool>.csv`` and ``<pool>_ratio.csv`` and replaces the
+LRF family's rows of ``results/paper/race/<dataset>.csv`` (a ``machine`` column says where each row was computed).
+Then ``python benchmarks/gpu_declared_jobs.py notebooks`` executes the ``pulse_coverage_pool`` and ``race_dataset``
+notebooks from the committed tables (``summary_from``, ``acc_from``), as their rules would with the profile's
+parameters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+COVERAGE_DIR = Path("results/paper/pulse/coverage")
+RACE_DIR = Path("results/paper/race")
+LRF_FAMILY = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
+
+
+def _config(block: str) -> dict:
+    """A block of the paper profile plus the seed, validated where jsonschema is installed (not on the device
+    machine; the test suite validates the same file)."""
+    import yaml
+
+    from paperlib import paths
+    from paperlib.pipeline.config import paper_config
+
+    try:
+        from paperlib.pipeline.config import load_config
+
+        return paper_config(load_config("paper"), block)
+    except ImportError:
+        return paper_config(yaml.safe_load((paths.CONFIG_DIR / "paper.yaml").read_text()), block)
+
+
+def _append(df: pd.DataFrame, path: Path) -> None:
+    df.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+def run(args) -> int:
+    import torch
+
+    from paperlib import data as datasets
+    from paperlib.beyond.race import experiments as RE
+    from paperlib.device import describe, get_device
+    from paperlib.papers.pulse import coverage as C
+
+    t0 = time.perf_counter()
+    dev = get_device(args.device)
+    machine = describe(dev)
+    print(f"device {machine}; torch {torch.__version__}", flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def time_left_for(longest: float) -> bool:
+        need = longest or args.first_estimate
+        return not args.deadline or time.perf_counter() - t0 + need <= args.deadline
+
+    left = []
+    if args.coverage_reps:
+        pcfg = _config("pulse")
+        pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
+        pools = args.pools.split(",") if args.pools else C.coverage_pools(pcfg)
+        longest = 0.0
+        for pool in pools:
+            if not time_left_for(longest):
+                left.append(f"coverage {pool}")
+                continue
+            t = time.perf_counter()
+            summary, ratios = C.pool_coverage(pcfg, pool, device=dev)
+            took = time.perf_counter() - t
+            longest = max(longest, took)
+            lo, hi = zip(*summary.runs_any_ci, strict=True)
+            _append(summary.drop(columns=["runs_any_ci"]).assign(runs_any_lo=lo, runs_any_hi=hi, machine=machine,
+                                                                  wall_s=took), out / "coverage_summary.csv")
+            _append(ratios.assign(machine=machine), out / "coverage_ratio.csv")
+            print(f"[{time.perf_counter() - t0:5.0f} s] coverage {pool}: {took:.1f} s; "
+                  + "; ".join(f"{r.kind} {r.violations} violations / {r.informative_cells} cells, runs_any "
+                              f"{r.runs_any}/{r.runs}" for r in summary.itertuples()), flush=True)
+    if args.race_reps:
+        rcfg = _config("race")
+        rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
+        names = args.datasets.split(",") if args.datasets else rcfg["datasets"]
+        names = sorted(names, key=lambda d: datasets.load(d).shape[0] * datasets.load(d).shape[1])
+        longest = 0.0
+        for name in names:
+            if not time_left_for(longest):
+                left.append(f"race {name}")
+                continue
+            t = time.perf_counter()
+            try:
+                acc = RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY)
+            except RuntimeError as e:  # out of memory on one matrix: say so and go on to the next
+                print(f"race {name}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+                left.append(f"race {name} (failed)")
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+                continue
+            took = time.perf_counter() - t
+            longest = max(longest, took)
+            _append(acc.assign(machine=machine), out / "race_lrf.csv")
+            last = acc[acc.budget == acc.budget.max()]
+            print(f"[{time.perf_counter() - t0:5.0f} s] race {name} {acc.n.iloc[0]} x {acc.m.iloc[0]}: {took:.1f} s; "
+                  + ", ".join(f"{r.method} {r.accuracy:.3f} ({r.reps} runs, {r.wall_s:.1f} s)" for r in last.itertuples()),
+                  flush=True)
+    if left:
+        print(f"not started (deadline {args.deadline} s): {', '.join(left)}", flush=True)
+    print(f"total {time.perf_counter() - t0:.0f} s", flush=True)
+    return 0
+
+
+def merge(args) -> int:
+    src = Path(args.dir)
+    if (src / "coverage_summary.csv").exists():
+        summ = pd.read_csv(src / "coverage_summary.csv")
+        ratio = pd.read_csv(src / "coverage_ratio.csv")
+        for pool, rows in summ.groupby("pool", sort=False):
+            rows.to_csv(COVERAGE_DIR / f"{pool}.csv", index=False)
+            ratio[ratio.pool == pool].to_csv(COVERAGE_DIR / f"{pool}_ratio.csv", index=False)
+            print(f"{COVERAGE_DIR / pool}.csv: {int(rows.runs.iloc[0])} runs per kind on {rows.machine.iloc[0]}")
+    if (src / "race_lrf.csv").exists():
+        new = pd.read_csv(src / "race_lrf.csv")
+        for name, rows in new.groupby("dataset", sort=False):
+            path = RACE_DIR / f"{name}.csv"
+            old = pd.read_csv(path)
+            order = list(old.method.unique())
+            if "machine" not in old:  # the rows computed by the race_dataset rule on the developer VM
+                old = old.assign(machine=args.old_machine)
+            both = pd.concat([old[~old.method.isin(rows.method.unique())], rows], ignore_index=True)
+            both = both.sort_values("method", key=lambda s: s.map(order.index), kind="stable")
+            both.to_csv(path, index=False)
+            print(f"{path}: " + ", ".join(f"{m} {int(g.reps.iloc[0])}" for m, g in rows.groupby("method", sort=False)))
+    return 0
+
+
+def notebooks(args) -> int:
+    """Execute the ``pulse_coverage_pool`` notebook of every coverage pool and the ``race_dataset`` notebook of every
+    race matrix with their rules' parameters plus the committed tables (``summary_from``/``ratio_from``,
+    ``acc_from``), so the executed notebooks and the race figures show the tables of ``merge``."""
+    import papermill as pm
+
+    from paperlib.beyond.race import experiments as RE
+    from paperlib.papers.pulse import coverage as C
+
+    def execute(nb: str, out: Path, params: dict) -> None:
+        t = time.perf_counter()
+        pm.execute_notebook(nb, str(out), kernel_name="python3", progress_bar=False, parameters=params)
+        print(f"{out}: {time.perf_counter() - t:.0f} s", flush=True)
+
+    nbs = Path("results/paper/notebooks")
+    if args.what in ("all", "coverage"):
+        pcfg = _config("pulse")
+        for pool in C.coverage_pools(pcfg):
+            summary, ratio = COVERAGE_DIR / f"{pool}.csv", COVERAGE_DIR / f"{pool}_ratio.csv"
+            execute("notebooks/pulse_coverage_pool.ipynb", nbs / f"pulse_coverage_pool_{pool}.ipynb",
+                    {"pulse": pcfg, "device": None, "pool": pool, "out_summary": str(summary), "out_ratio": str(ratio),
+                     "threads": 1, "summary_from": str(summary), "ratio_from": str(ratio),
+                     "progress_log": f"logs/paper/pulse_coverage_pool_{pool}.progress.log"})
+    if args.what in ("all", "race", "race-split"):
+        rcfg = _config("race")
+        for name in rcfg["datasets"] if args.what != "race-split" else []:
+            acc = RACE_DIR / f"{name}.csv"
+            if not acc.exists():
+                continue
+            execute("notebooks/race_dataset.ipynb", nbs / f"race_dataset_{name}.ipynb",
+                    {"race": rcfg, "device": None, "dataset": name, "split": False, "out_acc": str(acc),
+                     "out_fig": f"figures/paper/race/{name}.png", "threads": 1, "acc_from": str(acc),
+                     "progress_log": f"logs/paper/race_dataset_{name}.progress.log"})
+        for name in RE.split_datasets(rcfg) if args.what == "race-split" or args.split else []:
+            acc = RACE_DIR / "split" / f"{name}.csv"
+            execute("notebooks/race_dataset.ipynb", nbs / f"race_split_dataset_{name}.ipynb",
+                    {"race": rcfg, "device": None, "dataset": name, "split": True, "out_acc": str(acc),
+                     "out_fig": f"figures/paper/race/split/{name}.png", "threads": 1, "acc_from": str(acc),
+                     "progress_log": f"logs/paper/race_split_dataset_{name}.progress.log"})
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run the declared GPU jobs and append their rows to --out")
+    r.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
+    r.add_argument("--device", default=None)
+    r.add_argument("--coverage-reps", type=int, default=200, help="runs per (pool, kind); 0 skips the coverage")
+    r.add_argument("--pools", help="comma-separated pools of theory.bandit.pools (default: all)")
+    r.add_argument("--race-reps", type=int, default=200, help="runs of each LRF-family method; 0 skips the race")
+    r.add_argument("--datasets", help="comma-separated race datasets (default: all, smallest first)")
+    r.add_argument("--deadline", type=float, default=0.0, help="seconds after which no unit is started (0: none)")
+    r.add_argument("--first-estimate", type=float, default=30.0, help="seconds assumed for a unit before one ran")
+    m = sub.add_parser("merge", help="write the results/paper tables from a folder of `run`")
+    m.add_argument("dir")
+    m.add_argument("--old-machine", default="x86_64 x2 cores (developer VM)",
+                   help="machine column of the race rows already committed, where they have none")
+    nbk = sub.add_parser("notebooks", help="execute the coverage-pool and race-dataset notebooks from the tables")
+    nbk.add_argument("what", nargs="?", choices=("all", "coverage", "race", "race-split"), default="all")
+    nbk.add_argument("--split", action="store_true", help="also the test-half race's notebooks (race_split_dataset)")
+    args = p.parse_args(argv)
+    return {"run": run, "merge": merge, "notebooks": notebooks}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
