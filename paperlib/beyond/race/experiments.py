@@ -167,10 +167,14 @@ ACCURACY_COLUMNS = ("dataset", "kind", "n", "m", "method", "budget", "frac", "ac
 
 
 def read_accuracy(paths) -> pd.DataFrame:
-    """The per-matrix accuracy tables of the workflow, concatenated; an empty list (a run with no real matrix)
-    gives an empty table with the race's columns."""
+    """The per-matrix accuracy tables of the workflow, concatenated, in the race's columns (a per-matrix table's
+    ``machine`` column, where some of its rows were computed elsewhere, stays in that table: the summary table is
+    read at page width and kept under 1 MB); an empty list (a run with no real matrix) gives an empty table."""
     tables = [pd.read_csv(p) for p in paths]
-    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(ACCURACY_COLUMNS))
+    if not tables:
+        return pd.DataFrame(columns=list(ACCURACY_COLUMNS))
+    acc = pd.concat(tables, ignore_index=True)
+    return acc[[c for c in ACCURACY_COLUMNS if c in acc]]
 
 
 def confidence_budgets(acc: pd.DataFrame, levels, grid) -> pd.DataFrame:
