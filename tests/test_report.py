@@ -316,3 +316,20 @@ def test_tables_show_numbers_without_float_noise_or_nan(x, shown):
     assert fmt_number(x) == shown
     if isinstance(x, float):
         assert fmt_number(np.float64(x)) == shown
+
+
+def test_a_wide_table_shows_the_columns_book_yaml_names_and_says_what_it_left_out(tmp_path):
+    """A table wider than a printed page is shown by the columns book.yaml names (in that order); the line under it
+    says how many rows and columns are shown and links the whole file; a column the table lacks stops the build."""
+    csv = tmp_path / "t.csv"
+    pd.DataFrame({"a": range(20), "b": range(20), "wide": ["x" * 40] * 20, "c": range(20)}).to_csv(csv,
+                                                                                                          index=False)
+    md = book.table_block(csv, "A caption.", "figures/t.csv", columns=["c", "a"])
+    header = next(line for line in md.splitlines() if line.startswith("|"))
+    assert [h.strip() for h in header.strip("|").split("|")] == ["c", "a"]
+    assert "wide" not in md and "xxxx" not in md
+    assert f"First {book.MAX_TABLE_ROWS} of 20 rows; 2 of its 4 columns; the whole table:" in md
+    full = book.table_block(csv, "A caption.", "figures/t.csv")
+    assert "wide" in full and "columns" not in full.split(":::")[-1]
+    with pytest.raises(book.BookError, match="no column nope"):
+        book.table_block(csv, "A caption.", "figures/t.csv", columns=["a", "nope"])

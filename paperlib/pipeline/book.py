@@ -256,10 +256,23 @@ def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str
     ])
 
 
-def table_block(csv: Path, caption: str, rel: str) -> str:
+def table_block(csv: Path, caption: str, rel: str, columns: list[str] | None = None) -> str:
+    """A committed table as a captioned Markdown table: its first :data:`MAX_TABLE_ROWS` rows and, where
+    ``book.yaml`` names ``columns`` (a wide table, which would run off a printed page), those columns only; the
+    download link gives the whole file, and the line under the table says what was left out."""
     df = pd.read_csv(csv)
-    more = (f"First {MAX_TABLE_ROWS} of {len(df)} rows; the whole table: {{download}}`{csv.name} <{rel}>`."
-            if len(df) > MAX_TABLE_ROWS else f"As a file: {{download}}`{csv.name} <{rel}>`.")
+    cut = []
+    if columns:
+        unknown = [c for c in columns if c not in df.columns]
+        if unknown:
+            raise BookError(f"book.yaml: {csv.name} has no column {', '.join(unknown)} (it has {', '.join(df.columns)})")
+        cut = [c for c in df.columns if c not in columns]
+        df = df[list(columns)]
+    rows = f"First {MAX_TABLE_ROWS} of {len(df)} rows" if len(df) > MAX_TABLE_ROWS else ""
+    cols = f"{len(columns)} of its {len(columns) + len(cut)} columns" if cut else ""
+    shown_part = "; ".join(x for x in (rows, cols) if x)
+    more = (f"{shown_part[0].upper() + shown_part[1:]}; the whole table: {{download}}`{csv.name} <{rel}>`."
+            if shown_part else f"As a file: {{download}}`{csv.name} <{rel}>`.")
     from ..display import fmt_number
 
     shown = df.head(MAX_TABLE_ROWS).map(lambda x: md_escape(x) if isinstance(x, str) else md_escape(fmt_number(x)))
@@ -320,7 +333,7 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
             ctx.missing.append(t["file"])
             continue
         shutil.copy(path, ctx.src / "figures" / path.name)
-        out += [table_block(path, fill(t["caption"], ctx.config), f"figures/{path.name}"), ""]
+        out += [table_block(path, fill(t["caption"], ctx.config), f"figures/{path.name}", t.get("columns")), ""]
     jobs = sec.get("jobs")
     if jobs:
         names = sorted(p.stem for p in ctx.executed.glob(f"{jobs['notebook']}_*.ipynb")) if ctx.executed.exists() else []
