@@ -1,9 +1,9 @@
-"""The paper profile's two declared GPU reductions at their planned run counts, on a GPU (issue 40), and their merge.
+"""The paper profile's two GPU jobs at their planned run counts, on a GPU (issue 40), and their merge.
 
-The paper profile runs PULSE's Theorem 1 inside the bandit at 40 runs per (pool, kind) instead of 200 and the
-race's LRF family (UCB-E-LRF, Score Only, LRF) at 20 runs instead of 200 (``reductions`` in
-``paperlib/config/paper.yaml``). On the device machine (torch only; the checkout on ``PYTHONPATH``; data in
-``$PAPERLIB_DATA``)::
+Until 2026-11-26 the paper profile declared two CPU reductions: PULSE's Theorem 1 inside the bandit at 40 runs per
+(pool, kind) instead of 200, and the race's LRF family (UCB-E-LRF, Score Only, LRF) at 20 runs instead of 200. This
+script ran both at the profile's counts (now 200 in ``paperlib/config/paper.yaml``) on one H200. On the device
+machine (torch only; the checkout on ``PYTHONPATH``; data in ``$PAPERLIB_DATA``)::
 
     python benchmarks/gpu_declared_jobs.py run --out $OUT --deadline 520
 
@@ -11,9 +11,10 @@ runs, in this order and each unit only while the time left before ``--deadline``
 kind so far:
 
 * ``coverage``: :func:`paperlib.papers.pulse.coverage.pool_coverage` -- the ``pulse_coverage_pool`` rule's own call --
-  on every pool of ``theory.bandit.pools`` with ``theory.bandit.reps`` set to ``--coverage-reps`` (200);
+  on every pool of ``theory.bandit.pools`` at ``--coverage-reps`` runs (default: the profile's ``theory.bandit.reps``);
 * ``race``: :func:`paperlib.beyond.race.experiments.dataset_accuracy` -- the ``race_dataset`` rule's own call, with
-  the same seeds -- for the LRF family only, at ``--race-reps`` (200), smallest matrices first.
+  the same seeds -- for the LRF family only, at ``--race-reps`` runs (default: the profile's ``reps``), smallest
+  matrices first.
 
 Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv`` or ``race_lrf.csv`` in
 ``--out`` (a few files come back from the machine; a call cut short keeps the units it finished), with the machine
@@ -83,9 +84,10 @@ def run(args) -> int:
         return not args.deadline or time.perf_counter() - t0 + need <= args.deadline
 
     left = []
-    if args.coverage_reps:
+    if args.coverage_reps != 0:
         pcfg = _config("pulse")
-        pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
+        if args.coverage_reps is not None:
+            pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
         pools = args.pools.split(",") if args.pools else C.coverage_pools(pcfg)
         longest = 0.0
         for pool in pools:
@@ -103,9 +105,10 @@ def run(args) -> int:
             print(f"[{time.perf_counter() - t0:5.0f} s] coverage {pool}: {took:.1f} s; "
                   + "; ".join(f"{r.kind} {r.violations} violations / {r.informative_cells} cells, runs_any "
                               f"{r.runs_any}/{r.runs}" for r in summary.itertuples()), flush=True)
-    if args.race_reps:
+    if args.race_reps != 0:
         rcfg = _config("race")
-        rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
+        if args.race_reps is not None:
+            rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
         names = args.datasets.split(",") if args.datasets else rcfg["datasets"]
         names = sorted(names, key=lambda d: datasets.load(d).shape[0] * datasets.load(d).shape[1])
         longest = 0.0
@@ -207,9 +210,11 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="run the declared GPU jobs and append their rows to --out")
     r.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
     r.add_argument("--device", default=None)
-    r.add_argument("--coverage-reps", type=int, default=200, help="runs per (pool, kind); 0 skips the coverage")
+    r.add_argument("--coverage-reps", type=int, default=None,
+                   help="runs per (pool, kind) (default: the profile's); 0 skips the coverage")
     r.add_argument("--pools", help="comma-separated pools of theory.bandit.pools (default: all)")
-    r.add_argument("--race-reps", type=int, default=200, help="runs of each LRF-family method; 0 skips the race")
+    r.add_argument("--race-reps", type=int, default=None,
+                   help="runs of each LRF-family method (default: the profile's); 0 skips the race")
     r.add_argument("--datasets", help="comma-separated race datasets (default: all, smallest first)")
     r.add_argument("--deadline", type=float, default=0.0, help="seconds after which no unit is started (0: none)")
     r.add_argument("--first-estimate", type=float, default=30.0, help="seconds assumed for a unit before one ran")

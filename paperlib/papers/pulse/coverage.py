@@ -101,7 +101,7 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
                             device=dev, v=V, batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]),
                             **loop_params(cfg))
     probe = policy.observer
-    S = torch.as_tensor(inst.test.scores, device=dev)
+    S = torch.tensor(inst.test.scores, device=dev)  # a copy: the pool's array is read-only
     mu = inst.test.means
     frames = []
     for b in bs:
