@@ -50,7 +50,8 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)), fontsize=8)
     reps = acc.groupby("method", sort=False).reps.min()
-    runs = ", ".join(f"{label(k)} {v}" for k, v in reps.items())
+    runs = (f"{reps.iloc[0]} for every method" if reps.nunique() == 1  # one number, not ten repeated past the edge
+            else ", ".join(f"{label(k)} {v}" for k, v in reps.items()))
     thin = [label(k) for k, v in reps.items() if v < BAND_MIN_RUNS]
     edges = f"; bands of {', '.join(thin)} drawn as dotted edges (fewer than {BAND_MIN_RUNS} runs)" if thin else ""
     fig.suptitle(f"{title}, exact 95% bands (not a paper figure){edges}\nruns per point: {runs}", fontsize=9)
