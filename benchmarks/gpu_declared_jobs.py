@@ -79,59 +79,61 @@ def run(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    def time_left_for(longest: float) -> bool:
-        need = longest or args.first_estimate
-        return not args.deadline or time.perf_counter() - t0 + need <= args.deadline
-
     left = []
-    if args.coverage_reps != 0:
-        pcfg = _config("pulse")
-        if args.coverage_reps is not None:
-            pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
-        pools = args.pools.split(",") if args.pools else C.coverage_pools(pcfg)
-        longest = 0.0
-        for pool in pools:
-            if not time_left_for(longest):
-                left.append(f"coverage {pool}")
-                continue
-            t = time.perf_counter()
-            summary, ratios = C.pool_coverage(pcfg, pool, device=dev)
-            took = time.perf_counter() - t
-            longest = max(longest, took)
-            lo, hi = zip(*summary.runs_any_ci, strict=True)
-            _append(summary.drop(columns=["runs_any_ci"]).assign(runs_any_lo=lo, runs_any_hi=hi, machine=machine,
-                                                                  wall_s=took), out / "coverage_summary.csv")
-            _append(ratios.assign(machine=machine), out / "coverage_ratio.csv")
-            print(f"[{time.perf_counter() - t0:5.0f} s] coverage {pool}: {took:.1f} s; "
-                  + "; ".join(f"{r.kind} {r.violations} violations / {r.informative_cells} cells, runs_any "
-                              f"{r.runs_any}/{r.runs}" for r in summary.itertuples()), flush=True)
-    if args.race_reps != 0:
-        rcfg = _config("race")
-        if args.race_reps is not None:
-            rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
-        names = args.datasets.split(",") if args.datasets else rcfg["datasets"]
-        names = sorted(names, key=lambda d: datasets.load(d).shape[0] * datasets.load(d).shape[1])
+
+    def units(kind: str, names, compute, report) -> None:
+        """``compute(name)`` for each name while the time left before the deadline exceeds the longest unit of this
+        kind so far (``--first-estimate`` before one ran), then ``report(name, result, seconds)``; a unit that fails
+        with a RuntimeError (out of memory on one matrix) is said and skipped."""
         longest = 0.0
         for name in names:
-            if not time_left_for(longest):
-                left.append(f"race {name}")
+            if args.deadline and time.perf_counter() - t0 + (longest or args.first_estimate) > args.deadline:
+                left.append(f"{kind} {name}")
                 continue
             t = time.perf_counter()
             try:
-                acc = RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY)
-            except RuntimeError as e:  # out of memory on one matrix: say so and go on to the next
-                print(f"race {name}: {type(e).__name__}: {str(e)[:300]}", flush=True)
-                left.append(f"race {name} (failed)")
+                result = compute(name)
+            except RuntimeError as e:
+                print(f"{kind} {name}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+                left.append(f"{kind} {name} (failed)")
                 if dev.type == "cuda":
                     torch.cuda.empty_cache()
                 continue
             took = time.perf_counter() - t
             longest = max(longest, took)
-            _append(acc.assign(machine=machine), out / "race_lrf.csv")
-            last = acc[acc.budget == acc.budget.max()]
-            print(f"[{time.perf_counter() - t0:5.0f} s] race {name} {acc.n.iloc[0]} x {acc.m.iloc[0]}: {took:.1f} s; "
-                  + ", ".join(f"{r.method} {r.accuracy:.3f} ({r.reps} runs, {r.wall_s:.1f} s)" for r in last.itertuples()),
-                  flush=True)
+            report(name, result, took)
+
+    def coverage_report(pool, result, took) -> None:
+        summary, ratios = result
+        lo, hi = zip(*summary.runs_any_ci, strict=True)
+        _append(summary.drop(columns=["runs_any_ci"]).assign(runs_any_lo=lo, runs_any_hi=hi, machine=machine,
+                                                              wall_s=took), out / "coverage_summary.csv")
+        _append(ratios.assign(machine=machine), out / "coverage_ratio.csv")
+        print(f"[{time.perf_counter() - t0:5.0f} s] coverage {pool}: {took:.1f} s; "
+              + "; ".join(f"{r.kind} {r.violations} violations / {r.informative_cells} cells, runs_any "
+                          f"{r.runs_any}/{r.runs}" for r in summary.itertuples()), flush=True)
+
+    def race_report(name, acc, took) -> None:
+        _append(acc.assign(machine=machine), out / "race_lrf.csv")
+        last = acc[acc.budget == acc.budget.max()]
+        print(f"[{time.perf_counter() - t0:5.0f} s] race {name} {acc.n.iloc[0]} x {acc.m.iloc[0]}: {took:.1f} s; "
+              + ", ".join(f"{r.method} {r.accuracy:.3f} ({r.reps} runs, {r.wall_s:.1f} s)" for r in last.itertuples()),
+              flush=True)
+
+    if args.coverage_reps != 0:
+        pcfg = _config("pulse")
+        if args.coverage_reps is not None:
+            pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
+        pools = args.pools.split(",") if args.pools else C.coverage_pools(pcfg)
+        units("coverage", pools, lambda pool: C.pool_coverage(pcfg, pool, device=dev), coverage_report)
+    if args.race_reps != 0:
+        rcfg = _config("race")
+        if args.race_reps is not None:
+            rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
+        names = args.datasets.split(",") if args.datasets else rcfg["datasets"]
+        size = {d: datasets.load(d).scores.size for d in names}
+        units("race", sorted(names, key=size.get),
+              lambda name: RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY), race_report)
     if left:
         print(f"not started (deadline {args.deadline} s): {', '.join(left)}", flush=True)
     print(f"total {time.perf_counter() - t0:.0f} s", flush=True)
@@ -195,7 +197,8 @@ def notebooks(args) -> int:
                     {"race": rcfg, "device": None, "dataset": name, "split": False, "out_acc": str(acc),
                      "out_fig": f"figures/paper/race/{name}.png", "threads": 1, "acc_from": str(acc),
                      "progress_log": f"logs/paper/race_dataset_{name}.progress.log"})
-        for name in RE.split_datasets(rcfg) if args.what == "race-split" or args.split else []:
+        splits = RE.split_datasets(rcfg) if args.what == "race-split" or args.split else []
+        for name in splits:
             acc = RACE_DIR / "split" / f"{name}.csv"
             execute("notebooks/race_dataset.ipynb", nbs / f"race_split_dataset_{name}.ipynb",
                     {"race": rcfg, "device": None, "dataset": name, "split": True, "out_acc": str(acc),

@@ -24,9 +24,10 @@ def method_params(method: str, cfg: dict) -> dict:
     return METHODS[parse(method)[0]].pick(shared, affecting_only=True)
 
 
-def method_reps(method: str, cfg: dict) -> int:
-    """Runs of ``method``: ``reps``, unless ``reps_by_method`` declares fewer for it (a CPU reduction)."""
-    return int(cfg.get("reps_by_method", {}).get(method, cfg["reps"]))
+def method_reps(method: str, cfg: dict, split: bool = False) -> int:
+    """Runs of ``method``: ``reps``, unless ``reps_by_method`` (of the ``split`` block, for the test-half race)
+    declares another count for it."""
+    return int((cfg["split"] if split else cfg).get("reps_by_method", {}).get(method, cfg["reps"]))
 
 
 def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budgets: list[int], res) -> pd.DataFrame:
@@ -80,8 +81,6 @@ def load_dataset_accuracy(cfg: dict, name: str, path, split: bool = False) -> pd
         raise ValueError(f"{path} has no rows of {key!r}")
     budgets = budgets_from_fracs(cfg["budget_fracs"], int(acc.n.iloc[0]), int(acc.m.iloc[0]))
     methods = cfg["split"]["methods"] if split else cfg["methods"]
-    want = {m: (int(cfg["split"].get("reps_by_method", {}).get(m, cfg["reps"])) if split else method_reps(m, cfg))
-            for m in methods}
     problems = []
     for meth in methods:
         rows = acc[acc.method == meth]
@@ -90,8 +89,8 @@ def load_dataset_accuracy(cfg: dict, name: str, path, split: bool = False) -> pd
             continue
         if rows.budget.tolist() != list(budgets):
             problems.append(f"{meth} at other budgets than the profile's")
-        if int(rows.reps.iloc[0]) != want[meth]:
-            problems.append(f"{meth} at {int(rows.reps.iloc[0])} runs, the profile's {want[meth]}")
+        if int(rows.reps.iloc[0]) != (want := method_reps(meth, cfg, split)):
+            problems.append(f"{meth} at {int(rows.reps.iloc[0])} runs, the profile's {want}")
     extra = sorted(set(acc.method) - set(methods))
     if extra:
         problems.append(f"methods not in the profile: {', '.join(extra)}")
@@ -144,9 +143,8 @@ def split_accuracy(cfg: dict, name: str, device=None, progress: bool = False) ->
                 params["v"] = V.cpu().numpy()
         if not feasible:
             continue
-        reps = int(sp.get("reps_by_method", {}).get(meth, cfg["reps"]))
-        res = simulate(meth, test, feasible, reps=reps, seed=int(cfg["seed"]) + 1000 * d_i + 500 + i, device=device,
-                       progress=progress, **params)
+        res = simulate(meth, test, feasible, reps=method_reps(meth, cfg, split=True),
+                       seed=int(cfg["seed"]) + 1000 * d_i + 500 + i, device=device, progress=progress, **params)
         rows.append(_accuracy_rows(name + SPLIT, test.kind, test.shape, meth, budgets, res))
     out = pd.concat(rows, ignore_index=True)
     return out.assign(split_seed=inst.seed, fit_rank=int(f["rank"]))
