@@ -8,13 +8,20 @@ A setting is called "equivalent within +-margin" at a budget when the whole diff
 +-margin, "differs" when the interval excludes 0, else "inconclusive".
 
     python benchmarks/lrf_refit_schedule.py --reps 200 --growth 0.02
+    python benchmarks/lrf_refit_schedule.py --datasets real --reps 100 --device cuda --deadline 480 --csv $OUT/r.csv
+
+``--datasets real`` takes every real matrix of the paper profile's Figure 3, smallest first; with ``--deadline`` a
+matrix is started only while the time left exceeds the longest matrix so far; ``--csv`` appends each row as it is
+printed (a run cut short keeps the matrices it finished).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import platform
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import fisher_exact
@@ -36,6 +43,8 @@ def main():
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--margin", type=float, default=0.1)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--deadline", type=float, default=0.0, help="seconds after which no matrix is started (0: none)")
+    ap.add_argument("--csv", help="append every row to this CSV file as well")
     args = ap.parse_args()
 
     import torch
@@ -48,9 +57,23 @@ def main():
     print(f"machine: {platform.machine()}, {describe(dev)}, {torch.get_num_threads()} torch threads; R = {args.reps} runs "
           f"per setting, seed 0")
     fracs = [float(f) for f in args.fracs.split(",")]
+    names = args.datasets.split(",")
+    if names == ["real"]:
+        import yaml
+
+        from paperlib import paths
+
+        zcfg = yaml.safe_load((paths.CONFIG_DIR / "paper.yaml").read_text())["zhou"]
+        names = sorted((d for d in zcfg["datasets"] if data.load(d).kind == "real"), key=lambda d: data.load(d).scores.size)
+    out = Path(args.csv) if args.csv else None
+    t_start, longest = time.perf_counter(), 0.0
     print("| matrix | method | refit_growth | wall s | budget | accuracy | diff vs paper [95% CI] | Fisher p | verdict |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name in args.datasets.split(","):
+    for name in names:
+        if args.deadline and time.perf_counter() - t_start + longest > args.deadline:
+            print(f"not started (deadline {args.deadline:g} s): {name}", flush=True)
+            continue
+        t_matrix = time.perf_counter()
         mat = data.load(name)
         budgets = budgets_from_fracs(fracs, *mat.shape)
         best = np.flatnonzero(mat.means == mat.means.max())
@@ -73,6 +96,17 @@ def main():
                         cells = [f"{acc - base[c] / args.reps:+.3f} [{lo:+.3f}, {hi:+.3f}]", f"{p:.2f}", verdict(lo, hi, args.margin)]
                     print(f"| {name} | {method} | {g:g} | {wall:.0f} | {f:.0%} | {acc:.3f} | " + " | ".join(cells) + " |",
                           flush=True)
+                    if out is not None:
+                        row = {"matrix": name, "n": mat.shape[0], "m": mat.shape[1], "method": method,
+                               "refit_growth": g, "reps": args.reps, "wall_s": round(wall, 2), "budget_frac": f,
+                               "hits": int(hits[c]), "base_hits": int(base[c]), "machine": describe(dev)}
+                        new = not out.exists()
+                        with out.open("a", newline="") as fh:
+                            w = csv.DictWriter(fh, fieldnames=list(row))
+                            if new:
+                                w.writeheader()
+                            w.writerow(row)
+        longest = max(longest, time.perf_counter() - t_matrix)
 
 
 if __name__ == "__main__":
