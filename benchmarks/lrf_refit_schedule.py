@@ -10,6 +10,9 @@ A setting is called "equivalent within +-margin" at a budget when the whole diff
     python benchmarks/lrf_refit_schedule.py --reps 200 --growth 0.02
     python benchmarks/lrf_refit_schedule.py --datasets real --reps 100 --device cuda --deadline 480 --csv $OUT/r.csv
 
+``--summarize FILE.csv`` prints one row per matrix and method from such a CSV (time, points that differ, largest
+drop with its interval) instead of running.
+
 ``--datasets real`` takes every real matrix of the paper profile's Figure 3, smallest first; with ``--deadline`` a
 matrix is started only while the time left exceeds the longest matrix so far; ``--csv`` appends each row as it is
 printed (a run cut short keeps the matrices it finished).
@@ -34,6 +37,41 @@ def verdict(lo: float, hi: float, margin: float) -> str:
     return "differs" if lo > 0 or hi < 0 else "inconclusive"
 
 
+def _interval(r) -> tuple[float, float]:
+    return confint_proportions_2indep(r.hits, r.reps, r.base_hits, r.reps, method="newcomb")
+
+
+def summarize(path: str, margin: float) -> None:
+    """One row per (matrix, method) of a ``--csv`` table: wall time of both schedules, how many budgets are
+    equivalent within +-margin / inconclusive / differ, and the largest drop against the paper's schedule."""
+    import pandas as pd
+
+    t = pd.read_csv(path)
+    g = t[t.refit_growth > 0]
+    wall = t.groupby(["matrix", "method", "refit_growth"], sort=False).wall_s.first().unstack()
+    print(f"{t.machine.iloc[0]}; {int(t.reps.iloc[0])} runs per setting, same seeds; budgets "
+          f"{t.budget_frac.min():.0%} to {t.budget_frac.max():.0%}")
+    print("| matrix | n x m | method | wall s, paper (g = 0) | wall s, g > 0 | equivalent / inconclusive / differs "
+          "| largest drop (95% CI) |")
+    print("|---|---|---|---|---|---|---|")
+    counts = {"equivalent": 0, "inconclusive": 0, "differs": 0}
+    for (name, method), rows in g.groupby(["matrix", "method"], sort=False):
+        ivs = [_interval(r) for r in rows.itertuples()]
+        verdicts = [verdict(lo, hi, margin).split()[0] for lo, hi in ivs]
+        for v in verdicts:
+            counts[v] += 1
+        diff = (rows.hits - rows.base_hits) / rows.reps
+        i = int(np.argmin(diff.to_numpy()))
+        lo, hi = ivs[i]
+        drop = (f"{diff.iloc[i]:+.3f} at {rows.budget_frac.iloc[i]:.0%} [{lo:+.3f}, {hi:+.3f}]"
+                if diff.iloc[i] < 0 else "none")
+        w0, w1 = wall.loc[(name, method)].iloc[0], wall.loc[(name, method)].iloc[1]
+        print(f"| {name} | {rows.n.iloc[0]} x {rows.m.iloc[0]} | {method} | {w0:.1f} | {w1:.1f} ({w0 / w1:.1f}x) | "
+              f"{verdicts.count('equivalent')} / {verdicts.count('inconclusive')} / {verdicts.count('differs')} | "
+              f"{drop} |")
+    print(f"all points: {counts}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="alpacaeval2,sysrs_math")
@@ -45,7 +83,11 @@ def main():
     ap.add_argument("--device", default=None)
     ap.add_argument("--deadline", type=float, default=0.0, help="seconds after which no matrix is started (0: none)")
     ap.add_argument("--csv", help="append every row to this CSV file as well")
+    ap.add_argument("--summarize", help="a CSV written by --csv: print its summary per matrix and method, run nothing")
     args = ap.parse_args()
+    if args.summarize:
+        summarize(args.summarize, args.margin)
+        return
 
     import torch
 
