@@ -14,9 +14,17 @@ kind so far:
   on every pool of ``theory.bandit.pools`` at ``--coverage-reps`` runs (default: the profile's ``theory.bandit.reps``);
 * ``race``: :func:`paperlib.beyond.race.experiments.dataset_accuracy` -- the ``race_dataset`` rule's own call, with
   the same seeds -- for the LRF family only, at ``--race-reps`` runs (default: the profile's ``reps``), smallest
-  matrices first.
+  matrices first;
+* ``zhou`` (only with ``--zhou-reps N``): Figure 3's UCB-E-LRF and Score Only at the paper's refit schedule
+  (``refit_growth`` 0: after every batch of 32), N runs as one block (block 0's seeds, the ``zhou_fig3_block``
+  rule's own :func:`paperlib.papers.zhou.experiments.run_block`), smallest datasets first. The paper profile's one
+  declared reduction is this schedule (``refit_growth`` 0.02 on 2 CPU cores); ``merge`` stages these tables in
+  ``results/paper/zhou/fig3/gpu/`` and Figure 3 does not read them until every dataset of the profile has one (a
+  figure at two refit schedules would be worse than one at the declared one). 2026-11-27: the smaller datasets on
+  one H200; the rest needs about one more lease.
 
-Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv`` or ``race_lrf.csv`` in
+Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv``, ``race_lrf.csv`` or
+``zhou_lrf.csv`` / ``zhou_lrf.settle.csv`` in
 ``--out`` (a few files come back from the machine; a call cut short keeps the units it finished), with the machine
 in a ``machine`` column. Back here::
 
@@ -42,6 +50,10 @@ import pandas as pd
 COVERAGE_DIR = Path("results/paper/pulse/coverage")
 RACE_DIR = Path("results/paper/race")
 LRF_FAMILY = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
+#: Figure 3's methods with a refit schedule (LRF, Alg. 5, fits once per budget)
+ZHOU_REFIT = ("ucbe-lrf", "ucbe-lrf-score-only")
+#: where ``merge`` stages Figure 3's LRF pair at the paper's refit schedule until every dataset has it
+ZHOU_STAGE = Path("results/paper/zhou/fig3/gpu")
 
 
 def _config(block: str) -> dict:
@@ -71,6 +83,7 @@ def run(args) -> int:
     from paperlib.beyond.race import experiments as RE
     from paperlib.device import describe, get_device
     from paperlib.papers.pulse import coverage as C
+    from paperlib.papers.zhou import experiments as ZE
 
     t0 = time.perf_counter()
     dev = get_device(args.device)
@@ -134,6 +147,26 @@ def run(args) -> int:
         size = {d: datasets.load(d).scores.size for d in names}
         units("race", sorted(names, key=size.get),
               lambda name: RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY), race_report)
+    if args.zhou_reps:
+        zcfg = _config("zhou")
+        zcfg["params"]["lrf_common"]["refit_growth"] = 0.0
+        zcfg["reps"].update({m: args.zhou_reps for m in ZHOU_REFIT})
+        zcfg["rep_block"] = max(int(zcfg.get("rep_block") or 0), args.zhou_reps)  # the N runs are block 0
+        names = args.zhou_datasets.split(",") if args.zhou_datasets else zcfg["datasets"]
+        size = {d: datasets.load(d).scores.size for d in names}
+
+        def zhou_report(name, result, took) -> None:
+            table, settle = result
+            _append(table.assign(refit_growth=0.0, machine=machine), out / "zhou_lrf.csv")
+            _append(settle.assign(machine=machine), out / "zhou_lrf.settle.csv")
+            main = table[table.metric == ZE.MAIN_METRIC]
+            last = main[(main.budget_frac - 0.1).abs() == (main.budget_frac - 0.1).abs().min()]
+            print(f"[{time.perf_counter() - t0:5.0f} s] zhou {name} {table.n.iloc[0]} x {table.m.iloc[0]}: {took:.1f} s; "
+                  + ", ".join(f"{r.method} {r.value:.2f} at {r.budget_frac:.0%} ({r.reps} runs)"
+                              for r in last.itertuples()), flush=True)
+
+        units("zhou", sorted(names, key=size.get),
+              lambda name: ZE.run_block(zcfg, name, 0, device=dev, progress=False, methods=ZHOU_REFIT), zhou_report)
     if left:
         print(f"not started (deadline {args.deadline} s): {', '.join(left)}", flush=True)
     print(f"total {time.perf_counter() - t0:.0f} s", flush=True)
@@ -161,6 +194,14 @@ def merge(args) -> int:
             both = both.sort_values("method", key=lambda s: s.map(order.index), kind="stable")
             both.to_csv(path, index=False)
             print(f"{path}: " + ", ".join(f"{m} {int(g.reps.iloc[0])}" for m, g in rows.groupby("method", sort=False)))
+    if (src / "zhou_lrf.csv").exists():
+        ZHOU_STAGE.mkdir(parents=True, exist_ok=True)
+        table, settle = pd.read_csv(src / "zhou_lrf.csv"), pd.read_csv(src / "zhou_lrf.settle.csv")
+        for name, rows in table.groupby("dataset", sort=False):
+            rows.to_csv(ZHOU_STAGE / f"{name}.csv", index=False)
+            settle[settle.dataset == name].to_csv(ZHOU_STAGE / f"{name}.settle.csv", index=False)
+            print(f"{ZHOU_STAGE / name}.csv: " + ", ".join(
+                f"{m} {int(g.reps.iloc[0])} runs" for m, g in rows.groupby("method", sort=False)))
     return 0
 
 
@@ -219,6 +260,9 @@ def main(argv=None) -> int:
     r.add_argument("--race-reps", type=int, default=None,
                    help="runs of each LRF-family method (default: the profile's); 0 skips the race")
     r.add_argument("--datasets", help="comma-separated race datasets (default: all, smallest first)")
+    r.add_argument("--zhou-reps", type=int, default=0,
+                   help="runs of Figure 3's UCB-E-LRF and Score Only at refit_growth 0 (default 0: skip)")
+    r.add_argument("--zhou-datasets", help="comma-separated Figure 3 datasets (default: all, smallest first)")
     r.add_argument("--deadline", type=float, default=0.0, help="seconds after which no unit is started (0: none)")
     r.add_argument("--first-estimate", type=float, default=30.0, help="seconds assumed for a unit before one ran")
     m = sub.add_parser("merge", help="write the results/paper tables from a folder of `run`")

@@ -53,6 +53,22 @@ def test_blocks_are_deterministic_and_order_free():
     pd.testing.assert_frame_equal(a.drop(columns="wall_s"), b.drop(columns="wall_s"))
 
 
+def test_a_block_of_some_methods_is_their_rows_of_the_whole_block():
+    """``methods=``: the rows of the named methods, each seeded from its position in the whole list (so a GPU job
+    that runs the LRF family alone gives the runs it would give within the block); an unknown method is refused."""
+    c = cfg(rep_block=3)
+    whole, whole_settle = E.run_block(c, "synth_tiny", 0, device="cpu", progress=False)
+    part, part_settle = E.run_block(c, "synth_tiny", 0, device="cpu", progress=False, methods=["row-mean"])
+    assert set(part.method) == {"row-mean"} == set(part_settle.method)
+    want = whole[whole.method == "row-mean"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(part.drop(columns="wall_s"), want.drop(columns="wall_s"))
+    pd.testing.assert_frame_equal(part_settle, whole_settle[whole_settle.method == "row-mean"].reset_index(drop=True))
+    with pytest.raises(ValueError, match="not among"):
+        E.run_block(c, "synth_tiny", 0, device="cpu", progress=False, methods=["lrf"])
+    with pytest.raises(ValueError, match="no block 1"):  # row-mean's 3 runs are one block
+        E.run_block(c, "synth_tiny", 1, device="cpu", progress=False, methods=["row-mean"])
+
+
 def _concat(results):
     first = results[0]
     return SimResult(method=first.method, dataset=first.dataset, kind=first.kind, budgets=first.budgets,

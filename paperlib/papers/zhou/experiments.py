@@ -46,15 +46,20 @@ def n_blocks(cfg: dict) -> int:
     return max(len(rep_blocks(cfg, m)) for m in cfg["methods"])
 
 
-def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = True):
+def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = True, methods=None):
     """Block ``block`` of every configured method's repetitions on one dataset (a method with fewer blocks is
     skipped). A block's runs depend only on its seed (:data:`BLOCK_SEED_STRIDE`), so the blocks run in one job or in
-    many, in any order, give the same runs; :func:`combine_blocks` pools them.
+    many, in any order, give the same runs; :func:`combine_blocks` pools them. ``methods`` (some of
+    ``cfg["methods"]``; None: all) gives those methods' rows of the block, each with its seed from its position in
+    ``cfg["methods"]`` (a GPU job runs the LRF family alone: ``benchmarks/gpu_declared_jobs.py``).
 
     Returns (metrics table with a ``block`` column, settling budgets with repetitions numbered across blocks).
     """
     if not 0 <= int(block) < n_blocks(cfg):
         raise ValueError(f"block must lie in [0, {n_blocks(cfg)}) for this profile, got {block}")
+    unknown = set(methods or ()) - set(cfg["methods"])
+    if unknown:
+        raise ValueError(f"methods {sorted(unknown)} are not among Figure 3's {cfg['methods']}")
     mat = data.load(name)
     n, m = mat.shape
     budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
@@ -62,7 +67,7 @@ def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = Tr
     tables, settles = [], []
     for i, method in enumerate(cfg["methods"]):
         sizes = rep_blocks(cfg, method)
-        if block >= len(sizes):
+        if block >= len(sizes) or (methods is not None and method not in methods):
             continue
         res = simulate(method, mat, budgets, reps=sizes[block], seed=cfg["seed"] + 1000 * i + BLOCK_SEED_STRIDE * block,
                        device=device, progress=progress, **method_params(cfg, method))
@@ -72,6 +77,8 @@ def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = Tr
         s = settle_table(res, sets[MAIN_METRIC], n, m)
         s["rep"] += sum(sizes[:block])
         settles.append(s)
+    if not tables:
+        raise ValueError(f"methods {sorted(methods)} have no block {block} in this profile")
     table = pd.concat(tables, ignore_index=True)
     table["H1"] = hardness_h1(mat.means)
     table["n"], table["m"] = n, m
