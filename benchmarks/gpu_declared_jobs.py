@@ -205,6 +205,41 @@ def merge(args) -> int:
     return 0
 
 
+def switch(args) -> int:
+    """Figure 3 at the paper's refit schedule: once every dataset of the profile has its staged table (``merge``),
+    make the LRF pair's 50 runs one block of the committed block files
+    (:func:`paperlib.papers.zhou.experiments.adopt_one_block`), after checking every dataset first."""
+    import copy
+
+    from paperlib.papers.zhou import experiments as ZE
+
+    zcfg = _config("zhou")
+    after = copy.deepcopy(zcfg)
+    after["rep_block_by_method"] = {m: int(zcfg["reps"][m]) for m in ZHOU_REFIT}
+    after["params"]["lrf_common"]["refit_growth"] = 0.0
+    missing = [d for d in zcfg["datasets"] if not (ZHOU_STAGE / f"{d}.csv").exists()]
+    if missing:
+        print(f"not switched: no staged table for {', '.join(missing)} (run them on a GPU: --zhou-reps "
+              f"{zcfg['reps'][ZHOU_REFIT[0]]} --zhou-datasets {','.join(missing)})", file=sys.stderr)
+        return 1
+    blocks_dir = ZHOU_STAGE.parent / "blocks"
+    for write in (False, True):
+        for d in zcfg["datasets"]:
+            table = pd.read_csv(ZHOU_STAGE / f"{d}.csv")
+            if set(table.refit_growth) != {0.0}:
+                raise SystemExit(f"{ZHOU_STAGE / d}.csv: refit_growth {sorted(set(table.refit_growth))}, not 0")
+            blocks = [(blocks_dir / f"{d}.b{b}.csv", blocks_dir / f"{d}.b{b}.settle.csv")
+                      for b in range(ZE.n_blocks(after))]
+            ZE.adopt_one_block(after, d, table, pd.read_csv(ZHOU_STAGE / f"{d}.settle.csv"), blocks,
+                               check_only=not write)
+    print(f"switched {len(zcfg['datasets'])} datasets. Now in paperlib/config/paper.yaml set "
+          f"zhou.rep_block_by_method: {after['rep_block_by_method']} and zhou.params.lrf_common.refit_growth: 0, "
+          "drop Figure 3 from the refit_growth reduction row (the race keeps it), then run snakemake --profile "
+          "profiles/paper --rerun-triggers mtime --allowed-rules zhou_fig3_dataset zhou_fig3 claims "
+          "-- figures/paper/claims.csv")
+    return 0
+
+
 def notebooks(args) -> int:
     """Execute the ``pulse_coverage_pool`` notebook of every coverage pool and the ``race_dataset`` notebook of every
     race matrix with their rules' parameters plus the committed tables (``summary_from``/``ratio_from``,
@@ -269,11 +304,12 @@ def main(argv=None) -> int:
     m.add_argument("dir")
     m.add_argument("--old-machine", default="x86_64 x2 cores (developer VM)",
                    help="machine column of the race rows already committed, where they have none")
+    sub.add_parser("switch", help="Figure 3's LRF pair: the staged tables become its blocks (all datasets staged)")
     nbk = sub.add_parser("notebooks", help="execute the coverage-pool and race-dataset notebooks from the tables")
     nbk.add_argument("what", nargs="?", choices=("all", "coverage", "race", "race-split"), default="all")
     nbk.add_argument("--split", action="store_true", help="also the test-half race's notebooks (race_split_dataset)")
     args = p.parse_args(argv)
-    return {"run": run, "merge": merge, "notebooks": notebooks}[args.cmd](args)
+    return {"run": run, "merge": merge, "switch": switch, "notebooks": notebooks}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ def test_block_sizes_cover_every_repetition_once():
     assert E.rep_blocks(cfg(rep_block=3), "ucbe") == [3, 3, 1]
     assert E.rep_blocks(cfg(rep_block=3), "row-mean") == [3]
     assert E.n_blocks(cfg(rep_block=3)) == 3
+    own = cfg(rep_block=3, rep_block_by_method={"ucbe": 7})  # ucbe's 7 runs as one block of their own
+    assert E.rep_blocks(own, "ucbe") == [7] and E.rep_blocks(own, "row-mean") == [3] and E.n_blocks(own) == 1
     with pytest.raises(ValueError, match="block must lie"):
         E.run_block(cfg(rep_block=3), "synth_tiny", 3, device="cpu", progress=False)
 
@@ -67,6 +69,39 @@ def test_a_block_of_some_methods_is_their_rows_of_the_whole_block():
         E.run_block(c, "synth_tiny", 0, device="cpu", progress=False, methods=["lrf"])
     with pytest.raises(ValueError, match="no block 1"):  # row-mean's 3 runs are one block
         E.run_block(c, "synth_tiny", 1, device="cpu", progress=False, methods=["row-mean"])
+
+
+def test_one_block_computed_elsewhere_replaces_a_methods_blocks(tmp_path):
+    """adopt_one_block: after a profile gives ucbe its 7 runs as one block (rep_block_by_method), a block computed
+    elsewhere replaces ucbe's rows in the block files, and pooling the files gives what run_dataset computes under
+    the new profile directly; row-mean's blocks are untouched. Refusals come before any file is written."""
+    before = cfg(rep_block=3, reps={"ucbe": 7, "row-mean": 9})
+    after = cfg(rep_block=3, reps={"ucbe": 7, "row-mean": 9}, rep_block_by_method={"ucbe": 7})
+    files = []
+    for b in range(E.n_blocks(before)):
+        t, s = E.run_block(before, "synth_tiny", b, device="cpu", progress=False)
+        files.append((tmp_path / f"b{b}.csv", tmp_path / f"b{b}.settle.csv"))
+        t.to_csv(files[-1][0], index=False)
+        s.to_csv(files[-1][1], index=False)
+    old = [p.read_text() for pair in files for p in pair]
+    table, settle = E.run_block(after, "synth_tiny", 0, device="cpu", progress=False, methods=["ucbe"])
+    with pytest.raises(ValueError, match="rep_block_by_method"):
+        E.adopt_one_block(before, "synth_tiny", table, settle, files)
+    with pytest.raises(ValueError, match="runs"):
+        E.adopt_one_block(after, "synth_tiny", table.assign(reps=5), settle, files)
+    with pytest.raises(ValueError, match="grid"):
+        E.adopt_one_block(after, "synth_tiny", table[table.budget_frac > 0.1], settle, files)
+    assert [p.read_text() for pair in files for p in pair] == old
+    E.adopt_one_block(after, "synth_tiny", table, settle, files)
+    pooled, pooled_settle = E.combine_blocks([pd.read_csv(c) for c, _ in files], [pd.read_csv(s) for _, s in files])
+    direct, direct_settle = E.run_dataset(after, "synth_tiny", device="cpu", progress=False)
+    cols = ["method", "budget", "metric", "value", "se", "reps"]
+    key = ["method", "budget", "metric"]
+    pd.testing.assert_frame_equal(pooled[cols].sort_values(key, ignore_index=True),
+                                  direct[cols].sort_values(key, ignore_index=True))
+    pd.testing.assert_frame_equal(pooled_settle.reset_index(drop=True), direct_settle.sort_values(
+        ["method", "rep"], kind="stable", ignore_index=True)[pooled_settle.columns])
+    assert set(pd.read_csv(files[2][0]).method) == {"row-mean"}
 
 
 def _concat(results):

@@ -34,10 +34,11 @@ BLOCK_SEED_STRIDE = 100_003
 
 
 def rep_blocks(cfg: dict, method: str) -> list[int]:
-    """Sizes of ``method``'s blocks of repetitions: ``reps[method]`` cut into blocks of ``rep_block`` (the last one
-    shorter); one block of every repetition when the profile sets no ``rep_block``."""
+    """Sizes of ``method``'s blocks of repetitions: ``reps[method]`` cut into blocks of ``rep_block`` (or of the
+    method's own ``rep_block_by_method``; the last one shorter); one block of every repetition when the profile sets
+    no ``rep_block``."""
     reps = int(cfg["reps"][method])
-    size = int(cfg.get("rep_block") or reps)
+    size = int((cfg.get("rep_block_by_method") or {}).get(method) or cfg.get("rep_block") or reps)
     return [min(size, reps - start) for start in range(0, reps, size)]
 
 
@@ -111,6 +112,47 @@ def combine_blocks(tables, settles) -> tuple[pd.DataFrame, pd.DataFrame]:
     if settle.duplicated(["method", "rep"]).any():
         raise ValueError("a repetition appears in two blocks")
     return out[cols], settle
+
+
+def adopt_one_block(cfg: dict, name: str, table: pd.DataFrame, settle: pd.DataFrame, blocks: list,
+                    check_only: bool = False) -> None:
+    """Make some methods' runs on dataset ``name`` one block computed elsewhere (Figure 3's LRF pair at the paper's
+    refit schedule on a GPU: ``benchmarks/gpu_declared_jobs.py``): ``table`` and ``settle`` (:func:`run_block`'s
+    two tables for those methods, block 0) replace those methods' rows of the block files, given as ``blocks``, a
+    list of (metric csv, settle csv) paths in block order; the other blocks lose those methods' rows. ``cfg`` is the
+    profile after the switch: each of those methods must have ``rep_block_by_method`` equal to its ``reps`` (one
+    block), the table its run count, and the dataset's budget grid. Checks everything before writing anything
+    (``check_only``: and writes nothing)."""
+    methods = list(dict.fromkeys(table.method))
+    mat = data.load(name)
+    budgets = sorted(budgets_from_fracs(cfg["budget_fracs"], *mat.shape))
+    for meth in methods:
+        if meth not in cfg["methods"]:
+            raise ValueError(f"{meth} is not among Figure 3's {cfg['methods']}")
+        if rep_blocks(cfg, meth) != [int(cfg["reps"][meth])]:
+            raise ValueError(f"the profile cuts {meth}'s runs into blocks {rep_blocks(cfg, meth)}; set "
+                             f"rep_block_by_method: {{{meth}: {cfg['reps'][meth]}}} to take them as one block")
+        rows = table[table.method == meth]
+        if set(rows.reps) != {int(cfg["reps"][meth])} or set(rows.dataset) != {name}:
+            raise ValueError(f"{meth} on {name}: the table has runs {sorted(set(rows.reps))} of datasets "
+                             f"{sorted(set(rows.dataset))}, the profile {cfg['reps'][meth]} runs of {name}")
+        if sorted(set(rows.budget)) != budgets:
+            raise ValueError(f"{meth} on {name}: the table's budgets are not the profile's grid")
+        if sorted(settle[settle.method == meth].rep) != list(range(int(cfg["reps"][meth]))):
+            raise ValueError(f"{meth} on {name}: the settling table does not hold runs 0..{cfg['reps'][meth] - 1}")
+    if len(blocks) != n_blocks(cfg):
+        raise ValueError(f"{len(blocks)} block files given, the profile has {n_blocks(cfg)} blocks")
+    parts = [(pd.read_csv(csv), pd.read_csv(st)) for csv, st in blocks]
+    if check_only:
+        return
+    for b, ((csv, st), (t, s)) in enumerate(zip(blocks, parts, strict=True)):
+        keep, keep_s = t[~t.method.isin(methods)], s[~s.method.isin(methods)]
+        if b == 0:
+            keep = pd.concat([keep, table.assign(block=0)], ignore_index=True)
+            keep_s = pd.concat([keep_s, settle], ignore_index=True)
+        order = {m: i for i, m in enumerate(cfg["methods"])}
+        keep.sort_values("method", key=lambda c: c.map(order), kind="stable").to_csv(csv, index=False)
+        keep_s.sort_values("method", key=lambda c: c.map(order), kind="stable").to_csv(st, index=False)
 
 
 def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
