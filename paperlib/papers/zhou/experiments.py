@@ -125,7 +125,7 @@ def adopt_one_block(cfg: dict, name: str, table: pd.DataFrame, settle: pd.DataFr
     (``check_only``: and writes nothing)."""
     methods = list(dict.fromkeys(table.method))
     mat = data.load(name)
-    budgets = sorted(budgets_from_fracs(cfg["budget_fracs"], *mat.shape))
+    budgets = sorted(set(budgets_from_fracs(cfg["budget_fracs"], *mat.shape)))
     for meth in methods:
         if meth not in cfg["methods"]:
             raise ValueError(f"{meth} is not among Figure 3's {cfg['methods']}")
@@ -145,12 +145,12 @@ def adopt_one_block(cfg: dict, name: str, table: pd.DataFrame, settle: pd.DataFr
     parts = [(pd.read_csv(csv), pd.read_csv(st)) for csv, st in blocks]
     if check_only:
         return
+    order = {m: i for i, m in enumerate(cfg["methods"])}
     for b, ((csv, st), (t, s)) in enumerate(zip(blocks, parts, strict=True)):
         keep, keep_s = t[~t.method.isin(methods)], s[~s.method.isin(methods)]
         if b == 0:
             keep = pd.concat([keep, table.assign(block=0)], ignore_index=True)
-            keep_s = pd.concat([keep_s, settle], ignore_index=True)
-        order = {m: i for i, m in enumerate(cfg["methods"])}
+            keep_s = pd.concat([keep_s, settle[settle.method.isin(methods)]], ignore_index=True)
         keep.sort_values("method", key=lambda c: c.map(order), kind="stable").to_csv(csv, index=False)
         keep_s.sort_values("method", key=lambda c: c.map(order), kind="stable").to_csv(st, index=False)
 
