@@ -21,7 +21,7 @@ kind so far:
   declared reduction is this schedule (``refit_growth`` 0.02 on 2 CPU cores); ``merge`` stages these tables in
   ``results/paper/zhou/fig3/gpu/`` and Figure 3 does not read them until every dataset of the profile has one (a
   figure at two refit schedules would be worse than one at the declared one). 2026-11-27: the smaller datasets on
-  one H200; the rest needs about one more lease.
+  one H200 (17 of 23); the six largest need about 1,000 s more (docs/workflow.md).
 
 Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv``, ``race_lrf.csv`` or
 ``zhou_lrf.csv`` / ``zhou_lrf.settle.csv`` in
