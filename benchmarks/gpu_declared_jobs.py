@@ -72,6 +72,20 @@ def _config(block: str) -> dict:
         return paper_config(yaml.safe_load((paths.CONFIG_DIR / "paper.yaml").read_text()), block)
 
 
+def _paper_schedule(zcfg: dict, reps: int | None = None) -> dict:
+    """The zhou block with Figure 3's LRF pair at the paper's refit schedule (``refit_growth`` 0), each with
+    ``reps`` runs (default: the profile's) as one block of its own (``rep_block_by_method``): the profile ``run``
+    computes the pair by and ``switch`` adopts its tables into. Block 0's seeds do not depend on the block's size."""
+    import copy
+
+    out = copy.deepcopy(zcfg)
+    out["params"]["lrf_common"]["refit_growth"] = 0.0
+    if reps is not None:
+        out["reps"].update({m: int(reps) for m in ZHOU_REFIT})
+    out["rep_block_by_method"] = {m: int(out["reps"][m]) for m in ZHOU_REFIT}
+    return out
+
+
 def _append(df: pd.DataFrame, path: Path) -> None:
     df.to_csv(path, mode="a", header=not path.exists(), index=False)
 
@@ -148,10 +162,7 @@ def run(args) -> int:
         units("race", sorted(names, key=size.get),
               lambda name: RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY), race_report)
     if args.zhou_reps:
-        zcfg = _config("zhou")
-        zcfg["params"]["lrf_common"]["refit_growth"] = 0.0
-        zcfg["reps"].update({m: args.zhou_reps for m in ZHOU_REFIT})
-        zcfg["rep_block"] = max(int(zcfg.get("rep_block") or 0), args.zhou_reps)  # the N runs are block 0
+        zcfg = _paper_schedule(_config("zhou"), args.zhou_reps)
         names = args.zhou_datasets.split(",") if args.zhou_datasets else zcfg["datasets"]
         size = {d: datasets.load(d).scores.size for d in names}
 
@@ -209,14 +220,10 @@ def switch(args) -> int:
     """Figure 3 at the paper's refit schedule: once every dataset of the profile has its staged table (``merge``),
     make the LRF pair's 50 runs one block of the committed block files
     (:func:`paperlib.papers.zhou.experiments.adopt_one_block`), after checking every dataset first."""
-    import copy
-
     from paperlib.papers.zhou import experiments as ZE
 
     zcfg = _config("zhou")
-    after = copy.deepcopy(zcfg)
-    after["rep_block_by_method"] = {m: int(zcfg["reps"][m]) for m in ZHOU_REFIT}
-    after["params"]["lrf_common"]["refit_growth"] = 0.0
+    after = _paper_schedule(zcfg)
     missing = [d for d in zcfg["datasets"] if not (ZHOU_STAGE / f"{d}.csv").exists()]
     if missing:
         print(f"not switched: no staged table for {', '.join(missing)} (run them on a GPU: --zhou-reps "

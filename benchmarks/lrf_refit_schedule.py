@@ -101,12 +101,10 @@ def main():
     fracs = [float(f) for f in args.fracs.split(",")]
     names = args.datasets.split(",")
     if names == ["real"]:
-        import yaml
+        from gpu_declared_jobs import _config
 
-        from paperlib import paths
-
-        zcfg = yaml.safe_load((paths.CONFIG_DIR / "paper.yaml").read_text())["zhou"]
-        names = sorted((d for d in zcfg["datasets"] if data.load(d).kind == "real"), key=lambda d: data.load(d).scores.size)
+        mats = {d: data.load(d) for d in _config("zhou")["datasets"]}
+        names = sorted((d for d, mt in mats.items() if mt.kind == "real"), key=lambda d: mats[d].scores.size)
     out = Path(args.csv) if args.csv else None
     t_start, longest = time.perf_counter(), 0.0
     print("| matrix | method | refit_growth | wall s | budget | accuracy | diff vs paper [95% CI] | Fisher p | verdict |")
