@@ -8,6 +8,10 @@ epsilon / 2) against
 * **lucb-best**: certify the best model with ``lucb`` (epsilon = 0) and take it (right only when the best is also no
   dearer than the cheapest epsilon/2-good model);
 * **oracle**: :func:`paperlib.beyond.search.cheapest.oracle_cheapest_spend`, an allocation that knows the means;
+* **lb**: :func:`paperlib.beyond.search.cheapest.cheapest_lower_bound`, the least spend of any rule that returns one
+  fixed right answer with probability >= 1 - delta (Gaussian, each row's variance, sampling with replacement; over
+  every rule where the right answer is unique, ``K`` = 1), and **capped**, the same with each model's calls capped at
+  its row (a reference for sampling without replacement, not a bound there);
 
 with each method's wrong answers (not epsilon-good, or dearer than the cheapest epsilon/2-good model; exact
 Clopper-Pearson 95% upper bound on the rate) and, for certifying the best, ``lucb``'s calls against T*(mu) log((n-1) /
@@ -30,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from paperlib.beyond.search.cheapest import (  # noqa: E402
     acceptable,
+    cheapest_lower_bound,
     gaussian_characteristic_time,
     kl_bernoulli,
     oracle_cheapest_spend,
@@ -71,7 +76,7 @@ def main(argv=None) -> int:
     log_union = None
     rows = []
     print(f"{'matrix':22s} {'n':>4s} {'m':>5s} {'best':>5s} {'seed':>4s} {'cheap':>7s} {'wrong':>5s} {'<=':>5s} "
-          f"{'oracle':>7s} {'lucb':>7s} {'right':>5s} {'calls':>6s} {'T*log':>6s} {'T*kl':>6s} {'s':>5s}")
+          f"{'oracle':>7s} {'lb':>6s} {'K':>3s} {'capped':>6s} {'lucb':>7s} {'right':>5s} {'calls':>6s} {'T*log':>6s} {'T*kl':>6s} {'s':>5s}")
     for name in names:
         if not available(name):
             print(f"{name:22s} (data absent)")
@@ -94,6 +99,8 @@ def main(argv=None) -> int:
                              batch_size=args.batch_size, **extra)
                 wrong = int((~ok[r.best[-1]]).sum())
                 orc, _ = oracle_cheapest_spend(S, c, args.delta, args.epsilon)
+                lbound, _, n_right = cheapest_lower_bound(S, c, args.delta, args.epsilon)
+                capped, _, _ = cheapest_lower_bound(S, c, args.delta, args.epsilon, cap=m)
                 lb = None if args.lucb_reps == 0 else simulate(
                     "lucb", mat, [n * m], reps=args.lucb_reps, seed=seed, delta=args.delta, stop="certified", costs=c,
                     progress=False, batch_size=args.batch_size)
@@ -104,13 +111,15 @@ def main(argv=None) -> int:
                 row = dict(matrix=name, n=n, m=m, best_in=best_in, seed=seed,
                            cheap_spend=float(np.median(r.spend[-1])) / full, cheap_wrong=wrong,
                            cheap_wrong_hi=clopper_pearson(wrong, args.reps)[1], cheap_certified=float(r.certified[-1].mean()),
-                           oracle_spend=orc / full, **lucb_cols,
+                           oracle_spend=orc / full, lb=lbound / full, lb_answers=n_right, lb_capped=capped / full,
+                           **lucb_cols,
                            tstar_union=tstar * log_union / (n * m),
                            tstar_kl=tstar * kl_bernoulli(args.delta, 1 - args.delta) / (n * m),
                            seconds=time.time() - t0)
                 rows.append(row)
                 print(f"{name:22s} {n:4d} {m:5d} {best_in:>5s} {seed:4d} {row['cheap_spend']:7.3f} {wrong:5d} "
-                      f"{row['cheap_wrong_hi']:5.2f} {row['oracle_spend']:7.3f} {row['lucb_spend']:7.3f} "
+                      f"{row['cheap_wrong_hi']:5.2f} {row['oracle_spend']:7.3f} {row['lb']:6.3f} {n_right:3d} "
+                      f"{row['lb_capped']:6.3f} {row['lucb_spend']:7.3f} "
                       f"{row['lucb_right']:5.2f} {row['lucb_calls']:6.3f} {row['tstar_union']:6.3f} "
                       f"{row['tstar_kl']:6.3f} {row['seconds']:5.0f}", flush=True)
     if rows:

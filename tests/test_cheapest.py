@@ -16,7 +16,10 @@ import torch
 
 from paperlib.beyond.search.cheapest import (
     acceptable,
+    answer_distances,
+    cheapest_lower_bound,
     gaussian_characteristic_time,
+    kl_bernoulli,
     oracle_cheapest_spend,
 )
 from paperlib.data.matrix import ScoreMatrix
@@ -72,6 +75,35 @@ def test_acceptable_answers_by_hand():
     c = [10.0, 1.0, 0.1, 2.0]
     # epsilon 0.05: good = {0, 1, 3}; epsilon/2-good (>= 0.875) = {0, 3}, the cheapest of them costs 2.0
     assert acceptable(mu, c, 0.05).tolist() == [False, True, False, True]
+
+
+def test_answer_distances_by_hand():
+    mu = [0.90, 0.86, 0.80, 0.88]
+    c = [10.0, 1.0, 0.1, 2.0]
+    answers, d = answer_distances(mu, c, 0.05)
+    assert answers.tolist() == [1, 3]
+    # answer 1 (0.86, price 1): it stops being 0.05-good when its own mean falls below 0.85 (0.01) or model 0's rises
+    # above 0.91 (0.01); model 3's above 0.91 (0.03); model 2 (price 0.1) makes it too dear once 0.025-good, at 0.875
+    # (0.075). Lowering model 0 or 3 only makes model 1 better placed.
+    assert d[0] == pytest.approx([0.01, 0.01, 0.075, 0.03], abs=1e-8)
+    # answer 3 (0.88, price 2): below 0.85 (0.03) it is not 0.05-good; model 0 above 0.93 (0.03), or below 0.885
+    # (0.015: the best is then 0.885 and model 1, price 1, is 0.025-good); model 1 0.025-good at 0.875 (0.015);
+    # model 2 at 0.875 (0.075)
+    assert d[1] == pytest.approx([0.015, 0.015, 0.075, 0.03], abs=1e-8)
+
+
+def test_cheapest_lower_bound_by_hand():
+    # two models, one right answer: model 0 (0.9, price 10); model 1 (0.8, price 1) becomes 0.025-good, and cheaper,
+    # when it rises to 0.875 or model 0 falls to 0.825: both at distance 0.075. Rows of +-1 around the mean have
+    # variance 1 (the bound is Gaussian, the scores need not lie in [0, 1]).
+    S = np.array([[1.9, -0.1] * 50, [1.8, -0.2] * 50])
+    kl = kl_bernoulli(0.05, 0.95)
+    spend, a, k = cheapest_lower_bound(S, [10.0, 1.0], 0.05, 0.05)
+    assert (a, k) == (0, 1)
+    assert spend == pytest.approx((10.0 + 1.0) * 2 * 1.0 * kl / 0.075**2, rel=1e-6)
+    # capped at the row, each model's calls are at most m = 100
+    capped, _, _ = cheapest_lower_bound(S, [10.0, 1.0], 0.05, 0.05, cap=100)
+    assert capped == pytest.approx(11.0 * 100)
 
 
 def test_characteristic_time_of_two_equal_variance_arms():

@@ -114,3 +114,66 @@ def gaussian_characteristic_time(scores) -> float:
 def kl_bernoulli(x: float, y: float) -> float:
     """kl(x, y) of Bernoulli distributions (the log term of the Garivier-Kaufmann bound, with x = delta, y = 1 - x)."""
     return x * math.log(x / y) + (1 - x) * math.log((1 - x) / (1 - y))
+
+
+def answer_distances(means, costs, epsilon: float, gamma: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How far each model's mean must move, alone, to make each right answer wrong.
+
+    Returns (answers, d): the acceptable models a (:func:`acceptable`) and d (len(answers), n), where d[k, j] is the
+    infimum of |lambda - mu_j| over the means lambda of model j that, with every other mean kept, make answers[k] not
+    acceptable (inf where no such lambda exists). Whether a model is acceptable changes only where model j's mean
+    crosses another model's mean shifted by 0, +-epsilon or +-(epsilon - gamma) (the best, the epsilon-good and the
+    (epsilon - gamma)-good thresholds), so the infimum is attained at one of those 5 (n - 1) breakpoints, approached
+    from one side: each breakpoint is tried a hair beyond it on both sides, with :func:`acceptable` itself deciding.
+    """
+    mu, c = np.asarray(means, dtype=np.float64), np.asarray(costs, dtype=np.float64)
+    gamma = epsilon / 2 if gamma is None else gamma
+    n = len(mu)
+    answers = np.flatnonzero(acceptable(mu, c, epsilon, gamma))
+    shifts = np.array([0.0, epsilon, -epsilon, epsilon - gamma, -(epsilon - gamma)])
+    hair = 1e-9
+    d = np.full((len(answers), n), np.inf)
+    for j in range(n):
+        base = (np.delete(mu, j)[:, None] + shifts).ravel()
+        lam = np.concatenate((base - hair, base + hair))
+        M = np.repeat(mu[None, :], len(lam), axis=0)
+        M[:, j] = lam
+        top = M.max(axis=1, keepdims=True)
+        good = M >= top - epsilon
+        near = M >= top - (epsilon - gamma)
+        cheapest_near = np.where(near, c, np.inf).min(axis=1, keepdims=True)
+        ok = good & (c <= cheapest_near)  # (B, n): acceptable under each moved mean
+        wrong = ~ok[:, answers]  # (B, K)
+        dist = np.abs(lam - mu[j])[:, None]
+        d[:, j] = np.where(wrong, np.maximum(dist - hair, 0.0), np.inf).min(axis=0)
+    return answers, d
+
+
+def cheapest_lower_bound(scores, costs, delta: float, epsilon: float, gamma: float | None = None,
+                         cap: int | None = None) -> tuple[float, int, int]:
+    """The least spend of a rule that returns one fixed right answer a with probability >= 1 - delta, for the
+    cheapest good model under Gaussian models with each row's variance, sampling with replacement.
+
+    Garivier & Kaufmann (2016, Lemma 1): for any alternative lambda under which a is wrong, sum_j E[N_j]
+    (mu_j - lambda_j)^2 / (2 var_j) >= kl(1 - delta, delta) = kl(delta, 1 - delta). Keeping only the alternatives that
+    move one model j (a relaxation: fewer constraints, a smaller minimum, so still a lower bound) gives
+    E[N_j] >= 2 var_j kl(delta, 1 - delta) / d_j(a)^2 with d_j(a) from :func:`answer_distances`, and the spend
+    sum_j c_j E[N_j] is at least the sum of these. Returns (spend, a, K): the least such bound over the right answers
+    a, that answer, and the number K of right answers. With K = 1 every delta-correct rule returns a with probability
+    >= 1 - delta and the bound holds for every rule; with K > 1 a rule that spreads its answers over several right
+    ones is not covered (its change-of-measure term is kl(p_a, delta) with p_a < 1 - delta). ``cap`` (the row length)
+    caps each N_j at it: a reference for sampling without replacement, where a row evaluated in full is exact, and
+    not a bound there.
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    c = np.asarray(costs, dtype=np.float64)
+    var = S.var(1)
+    answers, d = answer_distances(S.mean(1), c, epsilon, gamma)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.where(np.isfinite(d), 2.0 * var * kl_bernoulli(delta, 1 - delta) / d**2, 0.0)
+    need = np.where(var > 0, need, 0.0)
+    if cap is not None:
+        need = np.minimum(need, cap)
+    spend = need @ c
+    k = int(np.argmin(spend))
+    return float(spend[k]), int(answers[k]), len(answers)
