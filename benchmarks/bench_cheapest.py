@@ -65,6 +65,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lucb-reps", type=int, default=5,
                     help="runs of lucb (certify the best) per price draw (0: leave its columns out)")
     ap.add_argument("--top-share", type=float, default=None, help="lucb-cheap's top_share (default: its own)")
+    ap.add_argument("--allocation", choices=("lookahead", "bounds"), default=None,
+                    help="lucb-cheap's allocation (default: its own)")
     ap.add_argument("--seeds", type=int, default=2, help="price draws per placement of the best model")
     ap.add_argument("--delta", type=float, default=0.05)
     ap.add_argument("--epsilon", type=float, default=0.05)
@@ -94,6 +96,8 @@ def main(argv=None) -> int:
                 full = float(c.sum()) * m
                 ok = acceptable(mu, c, args.epsilon)
                 extra = {} if args.top_share is None else {"top_share": args.top_share}
+                if args.allocation is not None:
+                    extra["allocation"] = args.allocation
                 r = simulate("lucb-cheap", mat, [n * m], reps=args.reps, seed=seed, delta=args.delta,
                              stop="certified", epsilon=args.epsilon, costs=c, progress=False,
                              batch_size=args.batch_size, **extra)

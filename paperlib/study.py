@@ -177,10 +177,13 @@ class Study:
 
             self.costs = read_costs_table(costs, models).tolist()
         if objective == "cheapest":
-            # the rule's top_share is recorded even at its default, so that a later default cannot change a resumed
-            # run (a journal recorded before top_share existed has none: it resumes with 0, the rule it was run by)
-            params = {"top_share": METHODS["lucb-cheap"].defaults()["top_share"], **params}
-            policy_params.update(costs=self.costs, gamma=gamma, top_share=params["top_share"])
+            # the rule's top_share and allocation are recorded even at their defaults, so that a later default cannot
+            # change a resumed run (a journal recorded before one existed has none: it resumes with the rule it was run
+            # by, top_share 0 and allocation "bounds": _recorded_params)
+            defaults = METHODS["lucb-cheap"].defaults()
+            params = {"top_share": defaults["top_share"], "allocation": defaults["allocation"], **params}
+            policy_params.update(costs=self.costs, gamma=gamma, top_share=params["top_share"],
+                                 allocation=params["allocation"])
         self.objective, self.gamma = objective, gamma
         self._spend = [0.0] * n
         self._costed = self._uncosted = 0
@@ -630,10 +633,12 @@ class Study:
 
 def _recorded_params(header: dict) -> dict:
     """The method parameters a journal was recorded with: its header's, and for a cheapest-good journal from before
-    ``top_share`` existed (none recorded), ``top_share=0``, the rule that journal was run by."""
+    ``top_share`` (2026-11-26) or ``allocation`` (2026-11-27) existed (none recorded), ``top_share=0`` and
+    ``allocation="bounds"``, the rule that journal was run by."""
     params = dict(header["params"])
     if header.get("objective", "best") == "cheapest":
         params.setdefault("top_share", 0.0)
+        params.setdefault("allocation", "bounds")
     return params
 
 

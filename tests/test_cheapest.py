@@ -214,9 +214,9 @@ def test_the_best_models_own_bound_lowers_u_star():
 
 
 def test_a_journal_from_before_top_share_resumes_with_the_rule_it_was_run_by(tmp_path):
-    """A new journal records top_share even at its default; one recorded before it existed (no top_share in its
-    header) resumes with top_share = 0, its own rule, so the replay asks the recorded pairs and the run goes on as an
-    uninterrupted one at top_share = 0 would."""
+    """A new journal records top_share and allocation even at their defaults; one recorded before they existed (neither
+    in its header) resumes with top_share = 0 and allocation "bounds", its own rule, so the replay asks the recorded
+    pairs and the run goes on as an uninterrupted one with that rule would."""
     from paperlib.study import Study
 
     mat = _matrix(m=120)
@@ -236,19 +236,20 @@ def test_a_journal_from_before_top_share_resumes_with_the_rule_it_was_run_by(tmp
     fresh = Study(models, examples, journal=tmp_path / "new.jsonl", **kw)
     header = json.loads((tmp_path / "new.jsonl").read_text().splitlines()[0])
     assert header["params"]["top_share"] == fresh.policy.top_share == 0.75
+    assert header["params"]["allocation"] == fresh.policy.allocation == "lookahead"
     fresh.close()
 
-    whole = Study(models, examples, top_share=0.0, **kw)
+    whole = Study(models, examples, top_share=0.0, allocation="bounds", **kw)
     want = drive(whole)
-    part = Study(models, examples, journal=tmp_path / "old.jsonl", top_share=0.0, **kw)
+    part = Study(models, examples, journal=tmp_path / "old.jsonl", top_share=0.0, allocation="bounds", **kw)
     first = drive(part, steps=15)
     part.close()
     lines = (tmp_path / "old.jsonl").read_text().splitlines()
     old = json.loads(lines[0])
-    del old["params"]["top_share"]  # as written before top_share existed
+    del old["params"]["top_share"], old["params"]["allocation"]  # as written before either existed
     (tmp_path / "old.jsonl").write_text("\n".join([json.dumps(old)] + lines[1:]) + "\n")
     again = Study.resume(tmp_path / "old.jsonl", examples=examples)
-    assert again.policy.top_share == 0.0 and again.policy.top_cs is None
+    assert again.policy.top_share == 0.0 and again.policy.top_cs is None and again.policy.allocation == "bounds"
     assert first + drive(again) == want
 
 
@@ -267,3 +268,36 @@ def test_a_certificate_undone_later_still_counts_as_the_stop():
     assert stopped.all() and r.certified[-1].all()
     early = (r.certified_at >= 0) & (r.certified_at <= n * m * 3 // 4)
     assert early.any() and r.certified[0][early].all() and np.array_equal(r.best[0][early], r.best[-1][early])
+
+
+def _set_means(p, means, told=50):
+    p.counts[:] = told
+    p.sums.copy_(torch.tensor([means], dtype=torch.float64) * told)
+
+
+def test_extra_calls_follow_the_finite_population_rate():
+    p = make_policy("lucb-cheap", 3, 400, 1200, reps=1, seed=0, device="cpu", costs=[1, 2, 3], epsilon=0.1)
+    told = torch.tensor([100.0])
+    # half-widths shrinking like sqrt(1/N - 1/m): halving one at N = 100 of m = 400 needs 1/N' - 1/400 = (1/100 - 1/400)
+    # / 4, N' = 1 / (0.0025 + 0.001875) = 228.57..., 128.57 more calls
+    assert float(p._extra_calls(torch.tensor([0.2]), torch.tensor([0.1]), told)) == pytest.approx(1 / 0.004375 - 100)
+    assert float(p._extra_calls(torch.tensor([0.2]), torch.tensor([0.3]), told)) == 0.0  # already there
+    assert math.isinf(float(p._extra_calls(torch.tensor([0.2]), torch.tensor([-0.01]), told)))  # past the line
+
+
+def test_lookahead_rules_out_a_candidate_that_cannot_be_ruled_in_and_not_one_that_can():
+    costs = [5.0, 0.1, 1.0]  # model 1 the cheapest: the candidate
+    # model 1 (mean 0.68) is more than epsilon = 0.1 below model 0 (0.80): by the estimates it cannot be ruled in,
+    # and not yet ruled out (U_1 = 0.72 >= L* - 0.05 = 0.71); ruling it out (its row, then model 2 ruled in) is finite
+    p = policy_with([0.75, 0.66, 0.76], [0.85, 0.72, 0.82], costs)
+    _set_means(p, [0.80, 0.68, 0.79])
+    assert int(p._candidate()[0][0]) == 1
+    out, _ = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    assert bool(out[0])
+    # model 1 at 0.78: ruled in once its own row is done (0.78 + 0.1 above every upper bound); ruling it out would need
+    # some lower bound at 0.78 + 0.05 = 0.83, above every mean: infinite
+    p = policy_with([0.75, 0.76, 0.76], [0.85, 0.80, 0.82], costs)
+    _set_means(p, [0.80, 0.78, 0.79])
+    assert int(p._candidate()[0][0]) == 1
+    out, _ = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    assert not bool(out[0])

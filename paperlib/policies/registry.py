@@ -264,6 +264,10 @@ _CHEAPEST = (
     Param("top_share", float, 0.75, "share of delta for the one sequence that bounds the best model's mean from above "
           "(no union bound over the models; 0: the per-model sequences alone, the rule before 2026-11-26)", low=0.0,
           high=1.0, closed="left"),
+    Param("allocation", str, "lookahead", "where a step's calls go: lookahead = to ruling the candidate out (its row "
+          "and the leader's lower bound) when that and ruling the next one in is estimated cheaper than ruling it in; "
+          "bounds = always to the models that move the bounds (the rule before 2026-11-27)",
+          choices=("lookahead", "bounds")),
 )
 
 _SPECS = [
