@@ -54,6 +54,10 @@ from ..costs import check_costs
 from .lucb import LUCB
 
 
+def _inf_if_nan(x: torch.Tensor) -> torch.Tensor:
+    return torch.where(torch.isnan(x), torch.inf, x)
+
+
 class CheapestGood(LUCB):
     """Certify the cheapest epsilon-good model (see the module docstring). LUCB's per-model sequences, example order,
     ask and tell; its own certificate, answer and allocation.
@@ -168,44 +172,50 @@ class CheapestGood(LUCB):
         mx = mu.gather(1, x[:, None])
         extra = self._extra_calls((top - mu).clamp(min=0.0), mx + self.epsilon - mu, told)
         extra = extra.scatter(1, x[:, None], (self.m - told).gather(1, x[:, None]))
-        return (extra * self.price).nan_to_num(nan=torch.inf).sum(dim=1)
+        return _inf_if_nan(extra * self.price).sum(dim=1)
 
     def _plan(self, lo, hi, top) -> tuple[torch.Tensor, torch.Tensor]:
         """(rule out, lifter) per repetition, for ``allocation="lookahead"``: whether this step's calls go to ruling the
-        candidate out rather than in, and which model's lower bound is to rise for it.
+        candidate out rather than in, and which model's lower bound is to rise for it (-1: none needs to).
 
-        The plans: rule the first j models not yet ruled out (in price order) out and the next one in, for j = 0 to
-        :attr:`PLANS` - 1. Ruling j models out completes their rows (their upper bounds become their means) and lifts
-        one model's lower bound to the highest of their means + epsilon - gamma (the model for which that is cheapest);
-        ruling model x in is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the current
-        half-widths (:meth:`_extra_calls`); the rule out is chosen when a plan with j >= 1 is the cheapest. The
-        certificate is the same whatever the plan: this decides only where the calls go."""
+        The plans: rule in one of the first :attr:`PLANS` models, in price order, that are not ruled out and whose
+        mean so far is within epsilon of the highest (the targets), after ruling out every model not yet ruled out
+        that is cheaper than it. Ruling models out completes their rows (their upper bounds become their means) and
+        lifts one model's lower bound to the highest of their means + epsilon - gamma (the model for which that is
+        cheapest); ruling model x in is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the
+        current half-widths (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the
+        candidate. The certificate is the same whatever the plan: this decides only where the calls go."""
         mu = self.estimate()
         told = self.counts.to(torch.float64)
         R, n = mu.shape
         out = hi < lo.amax(dim=1, keepdim=True) - (self.epsilon - self.gamma)
         rank = torch.empty_like(self.by_price)
         rank[self.by_price] = torch.arange(n, device=self.device)
+        plausible = ~out & (mu >= mu.amax(dim=1, keepdim=True) - self.epsilon)
         k = min(self.PLANS, n)
-        cands = torch.where(out, rank + n, rank).topk(k, dim=1, largest=False).indices  # (R, k) in price order
-        valid = ~out.gather(1, cands)
-        rest = (self.m - told).gather(1, cands) * self.price[cands]  # each candidate's row completed
-        mc = mu.gather(1, cands)
-        best = self._cost_in(cands[:, 0], mu, told, top)
-        choice = torch.zeros(R, dtype=torch.long, device=self.device)
-        lifter = torch.zeros(R, dtype=torch.long, device=self.device)
+        targets = torch.where(plausible, rank, rank + n).topk(k, dim=1, largest=False).indices  # (R, k), price order
+        valid = plausible.gather(1, targets)
+        rest = _inf_if_nan((self.m - told) * self.price)  # each model's row completed
         half_l = (mu - lo).clamp(min=0.0)
-        for j in range(1, k):
-            line = mc[:, :j].amax(dim=1, keepdim=True) + self.epsilon - self.gamma
-            lift = (self._extra_calls(half_l, mu - line, told) * self.price).nan_to_num(nan=torch.inf)
-            lift = lift.scatter(1, cands[:, :j], torch.inf)
+        best = torch.full((R,), torch.inf, dtype=torch.float64, device=self.device)
+        choice = torch.full((R,), -1, dtype=torch.long, device=self.device)
+        lifter = torch.full((R,), -1, dtype=torch.long, device=self.device)
+        for j in range(k):
+            x = targets[:, j]
+            cheaper = ~out & (rank < rank[x][:, None])  # (R, n): to be ruled out first
+            line = torch.where(cheaper, mu, -torch.inf).amax(dim=1, keepdim=True) + self.epsilon - self.gamma
+            lift = _inf_if_nan(self._extra_calls(half_l, mu - line, told) * self.price)
+            lift = lift.masked_fill(cheaper, torch.inf)
             lift_cost, who = lift.min(dim=1)
-            cost = rest[:, :j].sum(dim=1) + lift_cost + self._cost_in(cands[:, j], mu, told, top)
-            better = valid[:, : j + 1].all(dim=1) & (cost < best)
+            none = ~cheaper.any(dim=1) | (lift_cost == 0)  # nothing to lift, or already lifted
+            lift_cost = torch.where(none, 0.0, lift_cost)
+            cost = (rest * cheaper).sum(dim=1) + lift_cost + self._cost_in(x, mu, told, top)
+            better = valid[:, j] & (cost < best)
             best = torch.where(better, cost, best)
-            choice = torch.where(better, j, choice)
-            lifter = torch.where(better, who, lifter)
-        return choice > 0, lifter
+            choice = torch.where(better, x, choice)
+            lifter = torch.where(better, torch.where(none, -1, who), lifter)
+        cand = self.by_price[(~out[:, self.by_price]).long().argmax(dim=1)]
+        return (choice >= 0) & (choice != cand), lifter
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()
@@ -213,7 +223,7 @@ class CheapestGood(LUCB):
         crit = torch.stack([cand, top.argmax(dim=1), lo.argmax(dim=1)], dim=1)  # (R, 3), may repeat
         if self.allocation == "lookahead":  # rule the candidate out: its own row and the leader's lower bound
             out, lifter = self._plan(lo, hi, top)
-            crit[:, 1] = torch.where(out, lifter, crit[:, 1])
+            crit[:, 1] = torch.where(out, torch.where(lifter >= 0, lifter, crit[:, 2]), crit[:, 1])
         room = (self.m - self.asked_rows).gather(1, crit)
         own = hi - lo  # the candidate's and L*'s widths; the U* model's is that of min(U, V)
         width = torch.stack([own, top - lo, own], dim=1).gather(2, crit[:, :, None])[:, :, 0]
