@@ -204,7 +204,10 @@ class CheapestGood(LUCB):
             x = targets[:, j]
             cheaper = ~out & (rank < rank[x][:, None])  # (R, n): to be ruled out first
             line = torch.where(cheaper, mu, -torch.inf).amax(dim=1, keepdim=True) + self.epsilon - self.gamma
-            lift = _inf_if_nan(self._extra_calls(half_l, mu - line, told) * self.price)
+            calls = self._extra_calls(half_l, mu - line, told)
+            # the highest mean estimated below the line while its interval reaches above it: its row may get there
+            calls = torch.where(calls.isinf() & (top >= line) & (mu == mu.amax(dim=1, keepdim=True)), self.m - told, calls)
+            lift = _inf_if_nan(calls * self.price)
             lift = lift.masked_fill(cheaper, torch.inf)
             lift_cost, who = lift.min(dim=1)
             none = ~cheaper.any(dim=1) | (lift_cost == 0)  # nothing to lift, or already lifted
