@@ -301,3 +301,17 @@ def test_lookahead_rules_out_a_candidate_that_cannot_be_ruled_in_and_not_one_tha
     assert int(p._candidate()[0][0]) == 1
     out, _ = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
     assert not bool(out[0])
+
+
+def test_lookahead_may_lift_with_the_whole_row_of_the_highest_mean():
+    """The rule-out line (candidate mean + epsilon - gamma = 0.81) lies above every mean estimate, but inside the
+    interval of the highest (model 0: 0.805, upper bound 0.90): completing model 0's row (50 calls at 5) may still lift
+    L* past it, and with a dear model 3 to bound, ruling the candidate in (model 3 brought to 0.86) costs more than
+    ruling it out and model 2 in (model 3 only to 0.90). Worked by hand with sqrt(1/N - 1/m) half-widths, m = 100,
+    50 draws each: in ~ 5 + 5 x 24.9 + 20 x 34 = 810; out ~ 5 + 250 + 50 + 20 x 18 = 665."""
+    costs = [5.0, 0.1, 1.0, 20.0]
+    p = policy_with([0.75, 0.74, 0.76, 0.70], [0.90, 0.78, 0.84, 0.95], costs)
+    _set_means(p, [0.805, 0.76, 0.80, 0.79])
+    assert int(p._candidate()[0][0]) == 1
+    out, lifter = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    assert bool(out[0]) and int(lifter[0]) == 0
