@@ -182,9 +182,10 @@ class CheapestGood(LUCB):
         mean so far is within epsilon of the highest (the targets), after ruling out every model not yet ruled out
         that is cheaper than it. Ruling models out completes their rows (their upper bounds become their means) and
         lifts one model's lower bound to the highest of their means + epsilon - gamma (the model for which that is
-        cheapest); ruling model x in is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the
-        current half-widths (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the
-        candidate. The certificate is the same whatever the plan: this decides only where the calls go."""
+        cheapest; the model with the highest mean may do it with the rest of its row when its estimate is below the
+        line but its interval reaches above it, since its estimate wavers around a line that close); ruling model x in
+        is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the current half-widths
+        (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate. The certificate is the same whatever the plan: this decides only where the calls go."""
         mu = self.estimate()
         told = self.counts.to(torch.float64)
         R, n = mu.shape
