@@ -163,7 +163,9 @@ def cheapest_lower_bound(scores, costs, delta: float, epsilon: float, gamma: flo
     >= 1 - delta and the bound holds for every rule; with K > 1 a rule that spreads its answers over several right
     ones is not covered (its change-of-measure term is kl(p_a, delta) with p_a < 1 - delta). ``cap`` (the row length)
     caps each N_j at it: a reference for sampling without replacement, where a row evaluated in full is exact, and
-    not a bound there.
+    not a bound there. Neither binds a rule that samples finite rows without replacement (the sure part of its
+    intervals narrows faster than a Gaussian's): lucb-cheap spends less on sysrs_commonsense (benchmarks/RESULTS.md,
+    2026-11-27). A yardstick, like :func:`oracle_cheapest_spend`.
     """
     S = np.asarray(scores, dtype=np.float64)
     c = np.asarray(costs, dtype=np.float64)
