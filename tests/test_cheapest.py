@@ -291,15 +291,17 @@ def test_lookahead_rules_out_a_candidate_that_cannot_be_ruled_in_and_not_one_tha
     # and not yet ruled out (U_1 = 0.72 >= L* - 0.05 = 0.71); ruling it out (its row, then model 2 ruled in) is finite
     p = policy_with([0.75, 0.66, 0.76], [0.85, 0.72, 0.82], costs)
     _set_means(p, [0.80, 0.68, 0.79])
-    assert int(p._candidate()[0][0]) == 1
-    out, _ = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    cand = p._candidate()[0]
+    assert int(cand[0]) == 1
+    out, _ = p._plan(cand, p.cs.lower, p.cs.upper, p._top_upper())
     assert bool(out[0])
     # model 1 at 0.78: ruled in once its own row is done (0.78 + 0.1 above every upper bound); ruling it out would need
     # some lower bound at 0.78 + 0.05 = 0.83, above every mean: infinite
     p = policy_with([0.75, 0.76, 0.76], [0.85, 0.80, 0.82], costs)
     _set_means(p, [0.80, 0.78, 0.79])
-    assert int(p._candidate()[0][0]) == 1
-    out, _ = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    cand = p._candidate()[0]
+    assert int(cand[0]) == 1
+    out, _ = p._plan(cand, p.cs.lower, p.cs.upper, p._top_upper())
     assert not bool(out[0])
 
 
@@ -312,6 +314,7 @@ def test_lookahead_may_lift_with_the_whole_row_of_the_highest_mean():
     costs = [5.0, 0.1, 1.0, 20.0]
     p = policy_with([0.75, 0.74, 0.76, 0.70], [0.90, 0.78, 0.84, 0.95], costs)
     _set_means(p, [0.805, 0.76, 0.80, 0.79])
-    assert int(p._candidate()[0][0]) == 1
-    out, lifter = p._plan(p.cs.lower, p.cs.upper, p._top_upper())
+    cand = p._candidate()[0]
+    assert int(cand[0]) == 1
+    out, lifter = p._plan(cand, p.cs.lower, p.cs.upper, p._top_upper())
     assert bool(out[0]) and int(lifter[0]) == 0

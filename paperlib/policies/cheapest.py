@@ -31,13 +31,15 @@ are ruled in or out on their own calls; the dear top models are sampled only as 
 **Ruling the candidate out instead** (``allocation="lookahead"``, the default since 2026-11-27; ``"bounds"`` is the
 rule before). A candidate just outside epsilon - gamma of the best (narrative_qa's dearest price draws: 0.028 below
 it) is cheap to rule in only if every dear model near the top is bounded to within a few hundredths, and cheap to rule
-out once its own row and the leader's are complete (both bounds exact). Each step weighs the plans "rule the first j
-candidates in price order out, then the next one in" (j = 0 to :attr:`CheapestGood.PLANS` - 1) by their estimated
-spend (means so far, current half-widths shrinking like sqrt(1/N - 1/m)); when a plan with j >= 1 is the cheapest,
-the step's calls go to the candidate and to the model whose lower bound is cheapest to lift to the candidate's mean +
-epsilon - gamma, instead of the U* model. The certificate, and so the guarantee, is the same under either allocation.
-Measured in benchmarks/RESULTS.md (2026-11-27): 3-19% less spend on the draws with the best model dear, none lost
-elsewhere.
+out once its own row and the leader's are complete (both bounds exact). Each step weighs the plans "rule out every
+model not yet out that is cheaper than x, then rule x in" for the first :attr:`CheapestGood.PLANS` models x in price
+order still plausibly epsilon-good, by their estimated spend (means so far, current half-widths shrinking like
+sqrt(1/N - 1/m)); when the cheapest plan's x is not the candidate, the U* model's share of the step goes instead to
+the model whose lower bound is cheapest to lift to the candidate's mean + epsilon - gamma (the candidate and L*'s
+model keep theirs). The
+certificate, and so the guarantee, is the same under either allocation. Measured in benchmarks/RESULTS.md
+(2026-11-27), 72 price draws on 18 matrices: 33 draws more than 2% cheaper (up to 44%), 4 dearer (sysrs_musr's
+dearer draw by 18%), every draw at most 0.285 of full evaluation (was 0.329); the simulation costs about 1.6x the time.
 
 Every model's first example comes first (the warm-up of :class:`paperlib.policies.lucb.LUCB`). Each model's
 examples are drawn uniformly without replacement (the sequences need it). Written by hand: no library certifies an
@@ -174,7 +176,7 @@ class CheapestGood(LUCB):
         extra = extra.scatter(1, x[:, None], (self.m - told).gather(1, x[:, None]))
         return _inf_if_nan(extra * self.price).sum(dim=1)
 
-    def _plan(self, lo, hi, top) -> tuple[torch.Tensor, torch.Tensor]:
+    def _plan(self, cand, lo, hi, top) -> tuple[torch.Tensor, torch.Tensor]:
         """(rule out, lifter) per repetition, for ``allocation="lookahead"``: whether this step's calls go to ruling the
         candidate out rather than in, and which model's lower bound is to rise for it (-1: none needs to).
 
@@ -185,7 +187,8 @@ class CheapestGood(LUCB):
         cheapest; the model with the highest mean may do it with the rest of its row when its estimate is below the
         line but its interval reaches above it, since its estimate wavers around a line that close); ruling model x in
         is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the current half-widths
-        (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate. The certificate is the same whatever the plan: this decides only where the calls go."""
+        (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate ``cand``.
+        The certificate is the same whatever the plan: this decides only where the calls go."""
         mu = self.estimate()
         told = self.counts.to(torch.float64)
         R, n = mu.shape
@@ -218,7 +221,6 @@ class CheapestGood(LUCB):
             best = torch.where(better, cost, best)
             choice = torch.where(better, x, choice)
             lifter = torch.where(better, torch.where(none, -1, who), lifter)
-        cand = self.by_price[(~out[:, self.by_price]).long().argmax(dim=1)]
         return (choice >= 0) & (choice != cand), lifter
 
     def _rule_units(self, units, q, k):
@@ -226,7 +228,7 @@ class CheapestGood(LUCB):
         cand, _ = self._candidate()
         crit = torch.stack([cand, top.argmax(dim=1), lo.argmax(dim=1)], dim=1)  # (R, 3), may repeat
         if self.allocation == "lookahead":  # rule the candidate out: its own row and the leader's lower bound
-            out, lifter = self._plan(lo, hi, top)
+            out, lifter = self._plan(cand, lo, hi, top)
             crit[:, 1] = torch.where(out, torch.where(lifter >= 0, lifter, crit[:, 2]), crit[:, 1])
         room = (self.m - self.asked_rows).gather(1, crit)
         own = hi - lo  # the candidate's and L*'s widths; the U* model's is that of min(U, V)
