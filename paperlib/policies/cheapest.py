@@ -117,13 +117,20 @@ class CheapestGood(LUCB):
         self.price = price
         self.by_price = torch.as_tensor(sorted(range(self.n), key=lambda i: (float(price[i]), i)),
                                         dtype=torch.long, device=self.device)
+        self.price_rank = torch.empty_like(self.by_price)  # each model's place in by_price
+        self.price_rank[self.by_price] = torch.arange(self.n, device=self.device)
 
     # ------------------------------------------------------------------------------------------ the certificate
 
-    def _candidate(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """(candidate, ruled in) per repetition: the cheapest model not ruled out, and whether it is ruled in."""
-        lo, hi = self.cs.lower, self.cs.upper
-        out = hi < lo.amax(dim=1, keepdim=True) - (self.epsilon - self.gamma)
+    def _ruled_out(self) -> torch.Tensor:
+        """(R, n): the models ruled out, U_j < L* - (epsilon - gamma)."""
+        return self.cs.upper < self.cs.lower.amax(dim=1, keepdim=True) - (self.epsilon - self.gamma)
+
+    def _candidate(self, out: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(candidate, ruled in) per repetition: the cheapest model not ruled out, and whether it is ruled in
+        (``out``: :meth:`_ruled_out`, if the caller has it)."""
+        lo = self.cs.lower
+        out = self._ruled_out() if out is None else out
         good = lo >= self._top_upper().amax(dim=1, keepdim=True) - self.epsilon
         first = (~out[:, self.by_price]).long().argmax(dim=1)  # never all ruled out: the top L's own U >= L*
         cand = self.by_price[first]
@@ -176,7 +183,7 @@ class CheapestGood(LUCB):
         extra = extra.scatter(1, x[:, None], (self.m - told).gather(1, x[:, None]))
         return _inf_if_nan(extra * self.price).sum(dim=1)
 
-    def _plan(self, cand, lo, hi, top) -> tuple[torch.Tensor, torch.Tensor]:
+    def _plan(self, cand, out, lo, top) -> tuple[torch.Tensor, torch.Tensor]:
         """(rule out, lifter) per repetition, for ``allocation="lookahead"``: whether this step's calls go to ruling the
         candidate out rather than in, and which model's lower bound is to rise for it (-1: none needs to).
 
@@ -187,15 +194,16 @@ class CheapestGood(LUCB):
         cheapest; the model with the highest mean may do it with the rest of its row when its estimate is below the
         line but its interval reaches above it, since its estimate wavers around a line that close); ruling model x in
         is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the current half-widths
-        (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate ``cand``.
+        (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate ``cand``
+        (``out``: :meth:`_ruled_out`).
         The certificate is the same whatever the plan: this decides only where the calls go."""
         mu = self.estimate()
         told = self.counts.to(torch.float64)
         R, n = mu.shape
-        out = hi < lo.amax(dim=1, keepdim=True) - (self.epsilon - self.gamma)
-        rank = torch.empty_like(self.by_price)
-        rank[self.by_price] = torch.arange(n, device=self.device)
-        plausible = ~out & (mu >= mu.amax(dim=1, keepdim=True) - self.epsilon)
+        rank = self.price_rank
+        mu_top = mu.amax(dim=1, keepdim=True)
+        highest = mu == mu_top
+        plausible = ~out & (mu >= mu_top - self.epsilon)
         k = min(self.PLANS, n)
         targets = torch.where(plausible, rank, rank + n).topk(k, dim=1, largest=False).indices  # (R, k), price order
         valid = plausible.gather(1, targets)
@@ -210,7 +218,7 @@ class CheapestGood(LUCB):
             line = torch.where(cheaper, mu, -torch.inf).amax(dim=1, keepdim=True) + self.epsilon - self.gamma
             calls = self._extra_calls(half_l, mu - line, told)
             # the highest mean estimated below the line while its interval reaches above it: its row may get there
-            calls = torch.where(calls.isinf() & (top >= line) & (mu == mu.amax(dim=1, keepdim=True)), self.m - told, calls)
+            calls = torch.where(calls.isinf() & (top >= line) & highest, self.m - told, calls)
             lift = _inf_if_nan(calls * self.price)
             lift = lift.masked_fill(cheaper, torch.inf)
             lift_cost, who = lift.min(dim=1)
@@ -225,11 +233,12 @@ class CheapestGood(LUCB):
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()
-        cand, _ = self._candidate()
+        out = self._ruled_out()
+        cand, _ = self._candidate(out)
         crit = torch.stack([cand, top.argmax(dim=1), lo.argmax(dim=1)], dim=1)  # (R, 3), may repeat
         if self.allocation == "lookahead":  # rule the candidate out: its own row and the leader's lower bound
-            out, lifter = self._plan(cand, lo, hi, top)
-            crit[:, 1] = torch.where(out, torch.where(lifter >= 0, lifter, crit[:, 2]), crit[:, 1])
+            rule_out, lifter = self._plan(cand, out, lo, top)
+            crit[:, 1] = torch.where(rule_out, torch.where(lifter >= 0, lifter, crit[:, 2]), crit[:, 1])
         room = (self.m - self.asked_rows).gather(1, crit)
         own = hi - lo  # the candidate's and L*'s widths; the U* model's is that of min(U, V)
         width = torch.stack([own, top - lo, own], dim=1).gather(2, crit[:, :, None])[:, :, 0]
