@@ -113,12 +113,11 @@ class BlockedMax:
         total = cum[:, -1:]
         u = torch.rand(total.shape, generator=gen, device=cum.device, dtype=torch.float64)
         k = torch.minimum(u.mul_(total).long(), total - 1)
-        # the number of entries <= k of a nondecreasing row (a cumulative count) is a sorted search, not a sum
-        blk = torch.searchsorted(cum, k, right=True)
+        blk = (cum <= k).sum(dim=1, keepdim=True)
         k -= (cum - weight).gather(1, blk)
         blk = blk.view(-1)
         tied = (self.blocks.view(-1, self.block).index_select(0, self._block_base + blk) == best).cumsum(dim=1)
-        return torch.searchsorted(tied, k, right=True).view(-1).add_(blk, alpha=self.block)
+        return (tied <= k).sum(dim=1).add_(blk, alpha=self.block)
 
 
 class UCBE(Policy):
