@@ -49,11 +49,12 @@ check-reproduction: setup
 	test -d $(CHECK_DIR)/figures/quick || { echo "the fresh run was incomplete (see its summary): nothing to compare"; exit 1; }
 	$(PY) -m paperlib.pipeline.reproduction figures/quick $(CHECK_DIR)/figures/quick
 
-# lint, layer contracts, fast tests in parallel, statistical/pipeline tests, every notebook at its defaults
+# lint, layer contracts, fast tests, statistical/pipeline tests, every notebook at its defaults; each suite on two
+# workers, a test file's tests on one (--dist loadfile); about 12 minutes on 2 cores (docs/implementation.md)
 test: setup lint package
 	$(VENV)/bin/pytest -m "not slow" -n 2 --dist loadfile tests
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/pytest -m slow tests
-	$(VENV)/bin/pytest --nbval-lax --nbval-current-env notebooks
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/pytest -m slow -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest --nbval-lax --nbval-current-env -n 2 --dist loadfile notebooks
 
 test-fast: setup
 	$(VENV)/bin/pytest -m "not slow" tests
