@@ -46,6 +46,30 @@ def browser():
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
 
 
+#: The width a printed page leaves the text, in CSS pixels: Chromium prints on US Letter (8.5 in, 96 px an inch) and
+#: the book's ``@page`` rule keeps 12 mm each side (paperlib.pipeline.book.CSS).
+PRINTED_WIDTH = round(8.5 * 96 - 2 * 12 / 25.4 * 96)
+
+
+def printed_tables_wider_than_their_column(html: Path) -> list[str]:
+    """Tables of the printed copy of the book wider than the block that holds them, laid out as Chromium prints them
+    (print media, the page's text width): on paper the excess is cut off, and what it held is lost to the reader."""
+    d = browser()
+    try:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                          {"width": PRINTED_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        d.get(Path(html).resolve().as_uri())
+        return d.execute_script("""
+            return [...document.querySelectorAll('table')].filter(t => t.offsetParent !== null).map(t => {
+                const w = t.getBoundingClientRect().width, room = t.parentElement.getBoundingClientRect().width;
+                const cap = t.querySelector('caption');
+                return w > room + 1 ? `${(cap ? cap.textContent : t.id || t.className).slice(0, 80)}: ${Math.round(w)} px in ${Math.round(room)}` : null;
+            }).filter(x => x);""")
+    finally:
+        d.quit()
+
+
 def check_site(site: Path, shots: dict[str, Path] | None = None) -> dict:
     """Load every page; fails on a console error, a broken image or internal link, a machine path, or a notebook
     page with no output. Returns counts and the landing page's verdict tables."""
@@ -274,6 +298,10 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     assert pages <= 105, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 100)"
     assert f"paperlib, page 1 of {pages}" in text.replace("\f", "\n")  # page numbers
     assert "Show code cell" not in text and "PosixPath(" not in text and "SavedPath(" not in text
+    # every table fits the printed page: one wider than its column is cut off on paper (zhou_table2's provenance,
+    # robin_table2's last columns were, 2026-11-27); a wide table names the columns it shows in book.yaml
+    wide = printed_tables_wider_than_their_column(tmp_path / "work" / "singlehtml" / "print.html")
+    assert not wide, f"tables cut off on the printed page: {wide}"
     raw = pdf.read_bytes()
     assert b"file://" not in raw, "the PDF links into the build folder"
     assert b"/Outlines" in raw, "the PDF has no outline (bookmarks)"
