@@ -46,9 +46,14 @@ def browser():
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
 
 
-#: The width a printed page leaves the text, in CSS pixels: Chromium prints on US Letter (8.5 in, 96 px an inch) and
-#: the book's ``@page`` rule keeps 12 mm each side (paperlib.pipeline.book.CSS).
-PRINTED_WIDTH = round(8.5 * 96 - 2 * 12 / 25.4 * 96)
+def printed_width() -> int:
+    """The width a printed page leaves the text, in CSS pixels: Chromium prints on US Letter (8.5 in, 96 px an inch),
+    less the left and right margins of the book's ``@page`` rule (read from paperlib.pipeline.book.CSS)."""
+    from paperlib.pipeline import book
+
+    top, right, bottom, left = (float(x) for x in re.search(r"@page\{margin:([\d.]+)mm ([\d.]+)mm ([\d.]+)mm "
+                                                             r"([\d.]+)mm", book.CSS).groups())
+    return round(8.5 * 96 - (left + right) / 25.4 * 96)
 
 
 def printed_tables_wider_than_their_column(html: Path) -> list[str]:
@@ -58,7 +63,7 @@ def printed_tables_wider_than_their_column(html: Path) -> list[str]:
     try:
         d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
         d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                          {"width": PRINTED_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+                          {"width": printed_width(), "height": 1000, "deviceScaleFactor": 1, "mobile": False})
         d.get(Path(html).resolve().as_uri())
         return d.execute_script("""
             return [...document.querySelectorAll('table')].filter(t => t.offsetParent !== null).map(t => {
