@@ -82,9 +82,9 @@ def main():
           "(CPU) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     ratios, cpu_ratios = [], []
+    scale = args.reps / args.loop_reps  # the loop's times scaled to --reps repetitions
     for rnd in range(1, args.rounds + 1):
         loop_s, loop_acc, loop_mb, loop_cpu = run_timed(numpy_loop, scores, budget, args.batch, args.loop_reps, 0)
-        scale = args.reps / args.loop_reps
         ours_s, ours_acc, ours_mb, ours_cpu = run_timed(batched, scores, budget, args.batch, args.reps, 0, str(dev),
                                                         device=dev)
         ratios.append(loop_s * scale / ours_s)

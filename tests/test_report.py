@@ -51,9 +51,8 @@ def printed_width() -> int:
     less the left and right margins of the book's ``@page`` rule (read from paperlib.pipeline.book.CSS)."""
     from paperlib.pipeline import book
 
-    top, right, bottom, left = (float(x) for x in re.search(r"@page\{margin:([\d.]+)mm ([\d.]+)mm ([\d.]+)mm "
-                                                             r"([\d.]+)mm", book.CSS).groups())
-    return round(8.5 * 96 - (left + right) / 25.4 * 96)
+    _, right, _, left = re.search(r"@page\{margin:([\d.]+)mm ([\d.]+)mm ([\d.]+)mm ([\d.]+)mm", book.CSS).groups()
+    return round(8.5 * 96 - (float(left) + float(right)) / 25.4 * 96)
 
 
 def printed_tables_wider_than_their_column(html: Path) -> list[str]:

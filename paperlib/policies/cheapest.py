@@ -36,10 +36,10 @@ model not yet out that is cheaper than x, then rule x in" for the first :attr:`C
 order still plausibly epsilon-good, by their estimated spend (means so far, current half-widths shrinking like
 sqrt(1/N - 1/m)); when the cheapest plan's x is not the candidate, the U* model's share of the step goes instead to
 the model whose lower bound is cheapest to lift to the candidate's mean + epsilon - gamma (the candidate and L*'s
-model keep theirs). The
-certificate, and so the guarantee, is the same under either allocation. Measured in benchmarks/RESULTS.md
-(2026-11-27), 72 price draws on 18 matrices: 33 draws more than 2% cheaper (up to 44%), 4 dearer (sysrs_musr's
-dearer draw by 18%), every draw at most 0.285 of full evaluation (was 0.329); the simulation costs about 1.6x the time.
+model keep theirs). The certificate, and so the guarantee, is the same under either allocation. Measured in
+benchmarks/RESULTS.md (2026-11-27), 72 price draws on 18 matrices: 33 draws more than 2% cheaper (up to 44%), 4 dearer
+(sysrs_musr's dearer draw by 18%: a knife-edge answer lost, traced there), every draw at most 0.285 of full
+evaluation (was 0.329); the simulation costs about 1.6x the time.
 
 Every model's first example comes first (the warm-up of :class:`paperlib.policies.lucb.LUCB`). Each model's
 examples are drawn uniformly without replacement (the sequences need it). Written by hand: no library certifies an
