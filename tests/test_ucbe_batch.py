@@ -242,3 +242,35 @@ def test_spill_matches_a_full_sort_with_the_same_keys():
             want_rows += [i] * take
             want_pos += list(range(int(counts[s, i]), int(counts[s, i]) + take))
         assert rows[s].tolist() == want_rows and pos[s].tolist() == want_pos
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_every_batch_reads_each_method_on_its_next_positions(monkeypatch, lazy):
+    """Whole runs with spills over up to four methods (batch 9 on 4 examples a method): in every request, each
+    method's examples are its ordering at the positions that follow those it was asked before, in slot order, and
+    no pair repeats; with the orderings lazy (spilled segments share the step's one ordering call) and materialized.
+    The expected columns come from the orderings alone, position by position, not from the batch's own arithmetic."""
+    from paperlib.policies import lazyperm
+
+    if lazy:
+        monkeypatch.setattr(lazyperm, "MATERIALIZE_MAX", 0)
+    n, m, R, k = 7, 4, 64, 9
+    scores = torch.tensor(np.random.default_rng(0).random((n, m)), dtype=torch.float32)
+    pol = UCBE(n, m, n * m - 1, reps=R, seed=3, device="cpu", batch_size=k)
+    assert (pol.order.dense is None) == lazy
+    asked = np.zeros((R, n), dtype=int)
+    seen = np.zeros((R, n, m), dtype=bool)
+    most_methods = 0
+    while not pol.done:
+        req = pol.ask()
+        rows, cols = req.rows.numpy(), req.cols.numpy()
+        for r in range(R):
+            most_methods = max(most_methods, len(set(rows[r].tolist())))
+            for t in range(req.size):
+                i = rows[r, t]
+                want = int(pol.order(torch.tensor(r), torch.tensor(i), torch.tensor(asked[r, i])))
+                assert cols[r, t] == want and not seen[r, i, want]
+                seen[r, i, want] = True
+                asked[r, i] += 1
+        pol.tell(req, req.take(scores))
+    assert most_methods >= 3 and (seen.sum(axis=(1, 2)) == n * m - 1).all()

@@ -88,10 +88,15 @@ class KeyedPermutations:
 
     def _encrypt(self, x: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         if self.rounds_table is not None:
+            # Two buffers written in place (``out=``): a round is one add and one lookup, with no allocation.
+            per_round = keys.unbind(-1)
+            z = torch.add(x, per_round[0])
+            y = torch.empty_like(z)
             for j in range(self.rounds):
-                z = x + keys[..., j]
-                x = self.rounds_table.index_select(0, z.reshape(-1)).view(z.shape)
-            return x
+                if j:
+                    torch.add(y, per_round[j], out=z)
+                torch.index_select(self.rounds_table, 0, z.view(-1), out=y.view(-1))
+            return y
         s = self.side
         left, right = x // s, x % s
         for j in range(self.rounds):
@@ -113,7 +118,7 @@ class KeyedPermutations:
     def __call__(self, reps: torch.Tensor, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """``order_{reps, rows}[pos]`` elementwise (broadcast shapes); every ``pos`` must lie in [0, m)."""
         if self.dense is not None:
-            flat = (reps * self.keys.shape[1] + rows) * self.m + pos
+            flat = pos.add(rows.add(reps, alpha=self.keys.shape[1]), alpha=self.m)  # add with alpha: no int64 multiply
             return self.dense.view(-1).index_select(0, flat.reshape(-1)).view(flat.shape).long()
         return self._lazy(reps, rows, pos)
 
@@ -125,7 +130,7 @@ class KeyedPermutations:
         indexing of the 3-D table with broadcast index tensors (much slower).
         """
         n, rounds = self.keys.shape[1], self.keys.shape[2]
-        flat = reps * n + rows
+        flat = rows.add(reps, alpha=n)
         keys = self.keys.view(-1, rounds).index_select(0, flat.reshape(-1)).view(*flat.shape, rounds)
         y = self._encrypt(pos.to(keys.dtype), keys)
         if self.rounds_table is not None or self.side * self.side == self.m or not bool((y >= self.m).any()):

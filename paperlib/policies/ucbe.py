@@ -28,39 +28,57 @@ def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> tor
     return top.indices.index_copy(0, tied, score.topk(k, dim=1, sorted=False).indices)
 
 
-def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
-                         gen: torch.Generator):
-    """Rows and example positions, both (S, k), of a row-mode batch whose top method has fewer than k examples left.
+def spill_segments(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
+                   gen: torch.Generator):
+    """The methods of a row-mode batch whose top method has fewer than k examples left, as segments.
 
     ``first`` (S,) is each repetition's top method, given the bound +inf: it takes all its remaining examples (after
     any other method at +inf, an unevaluated one, in random order), then the next methods in decreasing bound (ties
     broken uniformly at random) each take theirs, until k slots are filled (Zhou et al. Sec. 4.3: a batch that
-    outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full
-    methods at -inf; ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
+    outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full methods at -inf;
+    ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
+
+    Returns ``(rows, start, slot)``, each (S, J): segment j of repetition s is method ``rows[s, j]`` on its
+    positions ``start[s, j], start[s, j] + 1, ...`` in slots ``slot[s, j]`` up to the next segment's slot (or k).
+    Segments with ``slot >= k`` are past the batch's end and hold nothing (J is the most any repetition needs).
 
     Ties are broken by one uniform key per method, drawn as (S, n) at once: among the largest bounds the smallest
     key goes first, which is a uniformly random order of the tied methods (and the order an argsort by key, then a
-    stable argsort by bound, gives: the same draws and the same rows as the full sort this replaces). The next
-    methods are taken one arg-max at a time, usually one (the second method has room for the rest of the batch),
-    instead of sorting n bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
+    stable argsort by bound, gives: the same draws and the same rows as a full sort). The next methods are taken one
+    arg-max at a time, usually one (the second method has room for the rest of the batch), instead of sorting n
+    bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
     """
     noise = torch.rand(values.shape, generator=gen, device=values.device)
-    slot = torch.arange(k, device=values.device)
-    rows = pos = torch.zeros(values.shape[0], k, dtype=torch.long, device=values.device)
     filled = torch.zeros(values.shape[0], 1, dtype=torch.long, device=values.device)
     values = values.scatter(1, first[:, None], torch.inf)
-    for _ in range(values.shape[1]):
-        if bool((filled >= k).all()):
+    rows, start, slot = [], [], []
+    for j in range(values.shape[1]):
+        if j and bool((filled >= k).all()):  # the first segment is always needed
             break
         top = values == values.amax(dim=1, keepdim=True)
         nxt = torch.where(top, noise, 2.0).argmin(dim=1, keepdim=True)
         told = counts.gather(1, nxt).long()
-        mine = slot >= filled
-        rows = torch.where(mine, nxt, rows)
-        pos = torch.where(mine, told + slot - filled, pos)
+        rows.append(nxt)
+        start.append(told)
+        slot.append(filled)
         filled = filled + (m - told)
         values.scatter_(1, nxt, -torch.inf)
-    return rows, pos
+    return torch.cat(rows, dim=1), torch.cat(start, dim=1), torch.cat(slot, dim=1)
+
+
+def segment_of_slot(slot: torch.Tensor, k: int) -> torch.Tensor:
+    """(S, k): the segment (index into the J of :func:`spill_segments`) that fills each of the k slots."""
+    at = torch.arange(k, device=slot.device)
+    return (slot[:, :, None] <= at).sum(dim=1).sub_(1)
+
+
+def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
+                         gen: torch.Generator):
+    """:func:`spill_segments` slot by slot: rows and example positions, both (S, k)."""
+    rows, start, slot = spill_segments(values, counts, first, k, m, gen)
+    j = segment_of_slot(slot, k)
+    at = torch.arange(k, device=slot.device)
+    return rows.gather(1, j), start.gather(1, j) + at - slot.gather(1, j)
 
 
 class BlockedMax:
@@ -84,6 +102,9 @@ class BlockedMax:
         self.bcount = (self.blocks == self.bmax[:, :, None]).sum(dim=2)
         self._block_base = torch.arange(reps, device=values.device) * self.nb
         self._value_base = self._block_base * block
+        # Flat views, made once: a view costs a dispatch per call, and a step makes a dozen.
+        self._flat_values, self._flat_blocks = self.values.view(-1), self.values.view(-1, block)
+        self._flat_bmax, self._flat_bcount = self.bmax.view(-1), self.bcount.view(-1)
 
     def set(self, r: torch.Tensor | None, cols: torch.Tensor, new: torch.Tensor) -> None:
         """values[r, cols] = new (elementwise, same shapes), then refresh the blocks touched.
@@ -94,16 +115,15 @@ class BlockedMax:
         """
         blk = cols // self.block
         if r is None:
-            vbase, bbase = self._value_base, self._block_base
+            at, flat = self._value_base + cols, self._block_base + blk
         else:
-            vbase = self._value_base.index_select(0, r.reshape(-1)).view(r.shape)
-            bbase = self._block_base.index_select(0, r.reshape(-1)).view(r.shape)
-        self.values.view(-1).index_copy_(0, (vbase + cols).reshape(-1), new.reshape(-1))
-        flat = (bbase + blk).reshape(-1)
-        vals = self.blocks.view(-1, self.block).index_select(0, flat)
+            at, flat = cols.add(r, alpha=self.nb * self.block), blk.add(r, alpha=self.nb)
+        self._flat_values.index_copy_(0, at.reshape(-1), new.reshape(-1))
+        flat = flat.reshape(-1)
+        vals = self._flat_blocks.index_select(0, flat)
         top = vals.amax(dim=1)
-        self.bmax.view(-1).index_copy_(0, flat, top)
-        self.bcount.view(-1).index_copy_(0, flat, (vals == top[:, None]).sum(dim=1))
+        self._flat_bmax.index_copy_(0, flat, top)
+        self._flat_bcount.index_copy_(0, flat, (vals == top[:, None]).sum(dim=1))
 
     def argmax(self, gen: torch.Generator) -> torch.Tensor:
         """Arg-max per row, ties broken uniformly at random (one uniform draw per row)."""
@@ -116,7 +136,7 @@ class BlockedMax:
         blk = (cum <= k).sum(dim=1, keepdim=True)
         k -= (cum - weight).gather(1, blk)
         blk = blk.view(-1)
-        tied = (self.blocks.view(-1, self.block).index_select(0, self._block_base + blk) == best).cumsum(dim=1)
+        tied = (self._flat_blocks.index_select(0, self._block_base + blk) == best).cumsum(dim=1)
         return (tied <= k).sum(dim=1).add_(blk, alpha=self.block)
 
 
@@ -239,20 +259,35 @@ class UCBE(Policy):
         return self._select_pending(k)
 
     def _select_row(self, k):
-        """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4)."""
+        """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4).
+
+        A repetition whose top method has fewer than k examples left goes on with the next methods
+        (:func:`spill_segments`); each of those segments is one more row of the single ordering call (its method's
+        next k positions, clamped to the last), so a spill costs no second call, and each spilled slot reads its
+        segment's row at its offset in the segment.
+        """
         r = self._rep_index
         top = self._max.argmax(self.gen)[:, None]
         told = self.asked_rows.gather(1, top).long()
-        pos = told + torch.arange(k, device=self.device)
+        at = torch.arange(k, device=self.device)
+        pos = told + at
         short = (told[:, 0] > self.m - k).nonzero().squeeze(1)
         if not short.numel():
             return top.expand(-1, k), self.order(r[:, None], top, pos)
-        cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
+        seg_rows, seg_start, seg_slot = spill_segments(self._now.index_select(0, short),
+                                                       self.asked_rows.index_select(0, short),
+                                                       top.view(-1).index_select(0, short), k, self.m, self.gen)
+        S, J = seg_rows.shape
+        cols = self.order(torch.cat((r, short[:, None].expand(S, J).reshape(-1)))[:, None],
+                          torch.cat((top, seg_rows.view(-1, 1))),
+                          torch.cat((pos, seg_start.view(-1, 1) + at)).clamp_(max=self.m - 1))
+        # Segment (s, j) is row R + s J + j of the call; its slot t reads that row at t - slot[s, j].
+        offset = torch.arange(self.reps * k, (self.reps + S * J) * k, k, device=self.device).view(S, J).sub_(seg_slot)
+        j = segment_of_slot(seg_slot, k)
+        cols, spilled = cols[: self.reps], cols.view(-1).index_select(0, offset.gather(1, j).add_(at).view(-1)).view(S, k)
+        cols.index_copy_(0, short, spilled)
         rows = top.expand(-1, k).clone()
-        sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.asked_rows.index_select(0, short),
-                                                 top.view(-1).index_select(0, short), k, self.m, self.gen)
-        rows.index_copy_(0, short, sub_rows)
-        cols.index_copy_(0, short, self.order(short[:, None], sub_rows, sub_pos))
+        rows.index_copy_(0, short, seg_rows.gather(1, j))
         return rows, cols
 
     def _select_pending(self, k):
@@ -296,7 +331,7 @@ class UCBE(Policy):
             return
         reps = torch.cat((self._rep_index, rest.div(rows.shape[1], rounding_mode="floor")))
         at = torch.cat((top, rows.view(-1).index_select(0, rest)))
-        flat = reps * self.n + at
+        flat = at.add(reps, alpha=self.n)
         totals = torch.cat((on_top, scores.view(-1).index_select(0, rest).double()))
         told = torch.cat((same.sum(dim=1, dtype=torch.float64), torch.ones(rest.numel(), dtype=torch.float64,
                                                                               device=self.device)))
