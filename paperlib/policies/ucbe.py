@@ -28,57 +28,39 @@ def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> tor
     return top.indices.index_copy(0, tied, score.topk(k, dim=1, sorted=False).indices)
 
 
-def spill_segments(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
-                   gen: torch.Generator):
-    """The methods of a row-mode batch whose top method has fewer than k examples left, as segments.
+def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
+                         gen: torch.Generator):
+    """Rows and example positions, both (S, k), of a row-mode batch whose top method has fewer than k examples left.
 
     ``first`` (S,) is each repetition's top method, given the bound +inf: it takes all its remaining examples (after
     any other method at +inf, an unevaluated one, in random order), then the next methods in decreasing bound (ties
     broken uniformly at random) each take theirs, until k slots are filled (Zhou et al. Sec. 4.3: a batch that
-    outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full methods at -inf;
-    ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
-
-    Returns ``(rows, start, slot)``, each (S, J): segment j of repetition s is method ``rows[s, j]`` on its
-    positions ``start[s, j], start[s, j] + 1, ...`` in slots ``slot[s, j]`` up to the next segment's slot (or k).
-    Segments with ``slot >= k`` are past the batch's end and hold nothing (J is the most any repetition needs).
+    outlasts its method goes on with the next). ``values`` (S, n) are the bounds, with full
+    methods at -inf; ``counts`` (S, n) the evaluations so far (positions continue each method's ordering).
 
     Ties are broken by one uniform key per method, drawn as (S, n) at once: among the largest bounds the smallest
     key goes first, which is a uniformly random order of the tied methods (and the order an argsort by key, then a
-    stable argsort by bound, gives: the same draws and the same rows as a full sort). The next methods are taken one
-    arg-max at a time, usually one (the second method has room for the rest of the batch), instead of sorting n
-    bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
+    stable argsort by bound, gives: the same draws and the same rows as the full sort this replaces). The next
+    methods are taken one arg-max at a time, usually one (the second method has room for the rest of the batch),
+    instead of sorting n bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
     """
     noise = torch.rand(values.shape, generator=gen, device=values.device)
+    slot = torch.arange(k, device=values.device)
+    rows = pos = torch.zeros(values.shape[0], k, dtype=torch.long, device=values.device)
     filled = torch.zeros(values.shape[0], 1, dtype=torch.long, device=values.device)
     values = values.scatter(1, first[:, None], torch.inf)
-    rows, start, slot = [], [], []
     for j in range(values.shape[1]):
-        if j and bool((filled >= k).all()):  # the first segment is always needed
+        if j and bool((filled >= k).all()):  # the first method is always needed
             break
         top = values == values.amax(dim=1, keepdim=True)
         nxt = torch.where(top, noise, 2.0).argmin(dim=1, keepdim=True)
         told = counts.gather(1, nxt).long()
-        rows.append(nxt)
-        start.append(told)
-        slot.append(filled)
+        mine = slot >= filled
+        rows = torch.where(mine, nxt, rows)
+        pos = torch.where(mine, told + slot - filled, pos)
         filled = filled + (m - told)
         values.scatter_(1, nxt, -torch.inf)
-    return torch.cat(rows, dim=1), torch.cat(start, dim=1), torch.cat(slot, dim=1)
-
-
-def segment_of_slot(slot: torch.Tensor, k: int) -> torch.Tensor:
-    """(S, k): the segment (index into the J of :func:`spill_segments`) that fills each of the k slots."""
-    at = torch.arange(k, device=slot.device)
-    return (slot[:, :, None] <= at).sum(dim=1).sub_(1)
-
-
-def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
-                         gen: torch.Generator):
-    """:func:`spill_segments` slot by slot: rows and example positions, both (S, k)."""
-    rows, start, slot = spill_segments(values, counts, first, k, m, gen)
-    j = segment_of_slot(slot, k)
-    at = torch.arange(k, device=slot.device)
-    return rows.gather(1, j), start.gather(1, j) + at - slot.gather(1, j)
+    return rows, pos
 
 
 class BlockedMax:
@@ -259,35 +241,20 @@ class UCBE(Policy):
         return self._select_pending(k)
 
     def _select_row(self, k):
-        """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4).
-
-        A repetition whose top method has fewer than k examples left goes on with the next methods
-        (:func:`spill_segments`); each of those segments is one more row of the single ordering call (its method's
-        next k positions, clamped to the last), so a spill costs no second call, and each spilled slot reads its
-        segment's row at its offset in the segment.
-        """
+        """One method per batch and k of its unevaluated examples (Zhou et al. Sec. 4.3, Alg. 6 line 4)."""
         r = self._rep_index
         top = self._max.argmax(self.gen)[:, None]
         told = self.asked_rows.gather(1, top).long()
-        at = torch.arange(k, device=self.device)
-        pos = told + at
+        pos = told + torch.arange(k, device=self.device)
         short = (told[:, 0] > self.m - k).nonzero().squeeze(1)
         if not short.numel():
             return top.expand(-1, k), self.order(r[:, None], top, pos)
-        seg_rows, seg_start, seg_slot = spill_segments(self._now.index_select(0, short),
-                                                       self.asked_rows.index_select(0, short),
-                                                       top.view(-1).index_select(0, short), k, self.m, self.gen)
-        S, J = seg_rows.shape
-        cols = self.order(torch.cat((r, short[:, None].expand(S, J).reshape(-1)))[:, None],
-                          torch.cat((top, seg_rows.view(-1, 1))),
-                          torch.cat((pos, seg_start.view(-1, 1) + at)).clamp_(max=self.m - 1))
-        # Segment (s, j) is row R + s J + j of the call; its slot t reads that row at t - slot[s, j].
-        offset = torch.arange(self.reps * k, (self.reps + S * J) * k, k, device=self.device).view(S, J).sub_(seg_slot)
-        j = segment_of_slot(seg_slot, k)
-        cols, spilled = cols[: self.reps], cols.view(-1).index_select(0, offset.gather(1, j).add_(at).view(-1)).view(S, k)
-        cols.index_copy_(0, short, spilled)
+        cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
         rows = top.expand(-1, k).clone()
-        rows.index_copy_(0, short, seg_rows.gather(1, j))
+        sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.asked_rows.index_select(0, short),
+                                                 top.view(-1).index_select(0, short), k, self.m, self.gen)
+        rows.index_copy_(0, short, sub_rows)
+        cols.index_copy_(0, short, self.order(short[:, None], sub_rows, sub_pos))
         return rows, cols
 
     def _select_pending(self, k):
