@@ -92,10 +92,11 @@ class KeyedPermutations:
             per_round = keys.unbind(-1)
             z = torch.add(x, per_round[0])
             y = torch.empty_like(z)
+            z_flat, y_flat = z.view(-1), y.view(-1)  # views of the same buffers, made once
             for j in range(self.rounds):
                 if j:
                     torch.add(y, per_round[j], out=z)
-                torch.index_select(self.rounds_table, 0, z.view(-1), out=y.view(-1))
+                torch.index_select(self.rounds_table, 0, z_flat, out=y_flat)
             return y
         s = self.side
         left, right = x // s, x % s
