@@ -74,6 +74,22 @@ def printed_tables_wider_than_their_column(html: Path) -> list[str]:
         d.quit()
 
 
+def headings_ending_a_page(pdf_text: str, html: Path) -> list[str]:
+    """Headings of the printed copy that pdftotext finds as the last line of a PDF page (the page number aside): on
+    paper such a heading is cut off from what it introduces (page 57 ended with "What the paper states, and what we
+    measured", 2026-11-27). A heading that wraps onto two lines is not caught."""
+    def plain(h: str) -> str:
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", h)).strip().rstrip("#").strip()
+
+    heads = {plain(h) for h in re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", Path(html).read_text(), flags=re.S)} - {""}
+    ends = []
+    for number, page in enumerate(pdf_text.split("\f")[:-1], 1):
+        lines = [ln.strip() for ln in page.splitlines() if ln.strip() and not ln.strip().startswith("paperlib, page ")]
+        if lines and re.sub(r"\s+", " ", lines[-1]) in heads:
+            ends.append(f"page {number}: {lines[-1]}")
+    return ends
+
+
 def check_site(site: Path, shots: dict[str, Path] | None = None) -> dict:
     """Load every page; fails on a console error, a broken image or internal link, a machine path, or a notebook
     page with no output. Returns counts and the landing page's verdict tables."""
@@ -306,6 +322,8 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     # robin_table2's last columns were, 2026-11-27); a wide table names the columns it shows in book.yaml
     wide = printed_tables_wider_than_their_column(tmp_path / "work" / "singlehtml" / "print.html")
     assert not wide, f"tables cut off on the printed page: {wide}"
+    orphans = headings_ending_a_page(text, tmp_path / "work" / "singlehtml" / "print.html")
+    assert not orphans, f"headings printed at the foot of a page, apart from what they introduce: {orphans}"
     raw = pdf.read_bytes()
     assert b"file://" not in raw, "the PDF links into the build folder"
     assert b"/Outlines" in raw, "the PDF has no outline (bookmarks)"

@@ -916,7 +916,8 @@ span[id^="document-"]+section{break-before:page}
 section>h1:first-child{margin-top:0}
 img{max-width:100%!important;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
-h1,h2,h3,h4,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
+h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
+section>span[id]:empty{position:absolute}
 .pst-scrollable-table-container{overflow:visible!important}
 table.table{max-width:100%!important}table.table td:last-child{overflow-wrap:anywhere}
 a[href]{color:inherit;text-decoration:none}
