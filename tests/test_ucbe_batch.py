@@ -246,10 +246,10 @@ def test_spill_matches_a_full_sort_with_the_same_keys():
 
 @pytest.mark.parametrize("lazy", [True, False])
 def test_every_batch_reads_each_method_on_its_next_positions(monkeypatch, lazy):
-    """Whole runs with spills over up to four methods (batch 9 on 4 examples a method): in every request, each
-    method's examples are its ordering at the positions that follow those it was asked before, in slot order, and
-    no pair repeats; with the orderings lazy and materialized.
-    The expected columns come from the orderings alone, position by position, not from the batch's own arithmetic."""
+    """Whole runs in which a batch spans three methods or more (batch 9 on 4 examples a method), with the orderings
+    lazy and materialized: in every request, each method's examples are its ordering at the positions that follow
+    those it was asked before, in slot order, and no pair repeats. The expected columns come from the orderings
+    alone, one position at a time, not from the batch's own index arithmetic."""
     from paperlib.policies import lazyperm
 
     if lazy:
