@@ -106,6 +106,7 @@ class KeyedPermutations:
 
     def _materialize(self) -> None:
         """Evaluate every ordering once (:data:`MATERIALIZE_MAX`): ``self.dense`` (R n, m) int32."""
+        self._flat_keys = self.keys.view(-1, self.keys.shape[2])  # one view, made once (a view costs a dispatch)
         self.dense = None
         reps, n = self.keys.shape[0], self.keys.shape[1]
         if reps * n * self.m > MATERIALIZE_MAX:
@@ -132,7 +133,7 @@ class KeyedPermutations:
         """
         n, rounds = self.keys.shape[1], self.keys.shape[2]
         flat = rows.add(reps, alpha=n)
-        keys = self.keys.view(-1, rounds).index_select(0, flat.reshape(-1)).view(*flat.shape, rounds)
+        keys = self._flat_keys.index_select(0, flat.reshape(-1)).view(*flat.shape, rounds)
         y = self._encrypt(pos.to(keys.dtype), keys)
         if self.rounds_table is not None or self.side * self.side == self.m or not bool((y >= self.m).any()):
             return y.long()

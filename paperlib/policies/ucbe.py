@@ -95,13 +95,11 @@ class BlockedMax:
         go through flat ``index_select`` / ``index_copy_`` (advanced indexing costs several times more
         per call on small tensors); a block touched twice is written twice with the same values.
         """
-        blk = cols // self.block
-        if r is None:
-            at, flat = self._value_base + cols, self._block_base + blk
-        else:
-            at, flat = cols.add(r, alpha=self.nb * self.block), blk.add(r, alpha=self.nb)
-        self._flat_values.index_copy_(0, at.reshape(-1), new.reshape(-1))
-        flat = flat.reshape(-1)
+        at = self._value_base + cols if r is None else cols.add(r, alpha=self.nb * self.block)
+        if at.dim() > 1:
+            at, new = at.reshape(-1), new.reshape(-1)
+        self._flat_values.index_copy_(0, at, new)
+        flat = at // self.block  # the block of each entry: rows hold nb whole blocks
         vals = self._flat_blocks.index_select(0, flat)
         top = vals.amax(dim=1)
         self._flat_bmax.index_copy_(0, flat, top)
@@ -185,6 +183,8 @@ class UCBE(Policy):
         self.state = RowMeanState(self.reps, self.n, self.device)
         self._radius = torch.sqrt(self.a / torch.arange(self.m + 1, device=self.device, dtype=torch.float64))
         self._radius[self.m] = -torch.inf  # count + pending = m: no example left (bound -inf)
+        self._ones = torch.ones(self.reps, dtype=torch.float64, device=self.device)
+        self._slots = torch.arange(self.batch_size, device=self.device)
         self.refresh()
 
     @property
@@ -245,7 +245,9 @@ class UCBE(Policy):
         r = self._rep_index
         top = self._max.argmax(self.gen)[:, None]
         told = self.asked_rows.gather(1, top).long()
-        pos = told + torch.arange(k, device=self.device)
+        if k > self._slots.numel():  # a batch size changed after construction
+            self._slots = torch.arange(k, device=self.device)
+        pos = told + self._slots[:k]
         short = (told[:, 0] > self.m - k).nonzero().squeeze(1)
         if not short.numel():
             return top.expand(-1, k), self.order(r[:, None], top, pos)
@@ -318,17 +320,19 @@ class UCBE(Policy):
 
     def _told_bound(self, sums, counts):
         """:meth:`_bound` of rows with ``counts >= 1``, the radius read from the ``_radius`` table (same float64 values;
-        -inf at ``counts = m``)."""
-        return sums / counts + self._radius.index_select(0, counts.reshape(-1).long()).view(counts.shape)
+        -inf at ``counts = m``). One-dimensional ``sums`` and ``counts``."""
+        return sums / counts + self._radius.index_select(0, counts.long())
 
     def _add_to(self, rows, totals, k):
         """Add ``totals`` over ``k >= 1`` evaluations to row ``rows[i]`` of every repetition i and refresh its bound."""
-        at = rows[:, None]
-        sums = self.state.sums.gather(1, at).add_(totals[:, None])
-        counts = self.state.counts.gather(1, at).add_(k if isinstance(k, int) else k[:, None])
-        self.state.sums.scatter_(1, at, sums)
-        self.state.counts.scatter_(1, at, counts)
-        self._max.set(None, rows, self._told_bound(sums, counts).view(-1))
+        flat = rows.add(self._rep_index, alpha=self.n)
+        sums, counts = self.state.sums.view(-1), self.state.counts.view(-1)
+        sums.index_add_(0, flat, totals)
+        if isinstance(k, int):
+            counts.index_add_(0, flat, self._ones, alpha=k)
+        else:
+            counts.index_add_(0, flat, k.to(counts.dtype))
+        self._max.set(None, rows, self._told_bound(sums.index_select(0, flat), counts.index_select(0, flat)))
 
     def estimate(self):
         return self.state.means()
