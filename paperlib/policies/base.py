@@ -273,7 +273,7 @@ class Policy(ABC):
         if scores.shape != shape:
             raise ValueError(f"scores must have shape {tuple(shape)}, got {tuple(scores.shape)}")
         lo, hi = torch.aminmax(scores)
-        if not (bool(lo >= 0) and bool(hi <= 1)):
+        if not (lo.item() >= 0 and hi.item() <= 1):  # NaN fails both; two reads, no comparison tensors
             if torch.isnan(scores).any():
                 raise ValueError("scores contain NaN")
             raise ValueError("scores must lie in [0, 1]")
