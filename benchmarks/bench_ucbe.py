@@ -14,8 +14,8 @@ On a shared VM the two halves of one comparison can see different machines (the 
 days); ``--rounds`` alternates them so that each ratio compares neighbours in time, and reports the median, and the
 ratio of each side's best round (the VM's other tenants only ever add time, so the fastest run of each is the closest
 to the machine's own speed, as ``timeit`` advises; a single slowed batched run, 5.7 s of wall time for 2.6 s of CPU,
-gave one round of 3.8x on 2026-11-27). The CPU
-time of each process is printed beside its wall time (on a GPU, the CPU ratio only says how busy the host was).
+gave one round of 3.8x on 2026-11-27). The CPU time of each process is printed beside its wall time (on a GPU, the
+CPU ratio only says how busy the host was).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def main():
     print("| round | implementation | R | wall s | CPU s | s / rep | peak RSS MB | P(best) | ratio to the loop (wall) | "
           "(CPU) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    ratios, cpu_ratios, times = [], [], {"loop wall": [], "loop CPU": [], "ours wall": [], "ours CPU": []}
+    times = {"loop wall": [], "loop CPU": [], "ours wall": [], "ours CPU": []}  # per round, the loop's scaled
     scale = args.reps / args.loop_reps  # the loop's times scaled to --reps repetitions
     for rnd in range(1, args.rounds + 1):
         loop_s, loop_acc, loop_mb, loop_cpu = run_timed(numpy_loop, scores, budget, args.batch, args.loop_reps, 0)
@@ -92,15 +92,15 @@ def main():
                                                         device=dev)
         for key, value in zip(times, (loop_s * scale, loop_cpu * scale, ours_s, ours_cpu), strict=True):
             times[key].append(value)
-        ratios.append(loop_s * scale / ours_s)
-        cpu_ratios.append(loop_cpu * scale / ours_cpu)
+        wall_ratio, cpu_ratio = loop_s * scale / ours_s, loop_cpu * scale / ours_cpu
         print(f"| {rnd} | numpy loop, one repetition at a time | {args.loop_reps} | {loop_s:.1f} | {loop_cpu:.1f} | "
               f"{loop_s / args.loop_reps:.4f} | {loop_mb:.0f} | {loop_acc:.3f} | 1.0x | 1.0x |")
         print(f"| {rnd} | paperlib UCBE, batched ({dev}) | {args.reps} | {ours_s:.1f} | {ours_cpu:.1f} | "
-              f"{ours_s / args.reps:.4f} | {ours_mb:.0f} | {ours_acc:.3f} | {ratios[-1]:.1f}x | {cpu_ratios[-1]:.1f}x |",
+              f"{ours_s / args.reps:.4f} | {ours_mb:.0f} | {ours_acc:.3f} | {wall_ratio:.1f}x | {cpu_ratio:.1f}x |",
               flush=True)
     if args.rounds > 1:
-        for what, rs in (("wall", ratios), ("CPU", cpu_ratios)):
+        for what in ("wall", "CPU"):
+            rs = [lo / ours for lo, ours in zip(times[f"loop {what}"], times[f"ours {what}"], strict=True)]
             print(f"ratio per round ({what}): {', '.join(f'{r:.1f}x' for r in rs)}; median {sorted(rs)[len(rs) // 2]:.1f}x")
         for what in ("wall", "CPU"):  # other tenants only ever add time: the best round of each is the machine's own
             loop_best, ours_best = min(times[f"loop {what}"]), min(times[f"ours {what}"])
