@@ -205,7 +205,8 @@ def cmd_simulate(args) -> int:
                shape=[n, m], best=best, best_ids=[mat.row_ids[i] for i in best],
                true_best=res.true_best, true_best_id=mat.row_ids[res.true_best],
                true_best_set=res.true_best_set.tolist(), precision=float(res.precision()[0]), wall_s=res.wall_s,
-               seed=args.seed, device=res.device, params=res.params, data_kind=mat.kind)
+               seed=args.seed, run_seeds=res.run_seeds.tolist(), device=res.device, params=res.params,
+               data_kind=mat.kind)
     if res.delta is not None:
         out.update(delta=res.delta, best_ci=res.best_ci[0].tolist(), certified=res.certified[0].tolist(),
                    certified_at=res.certified_at.tolist())
@@ -299,7 +300,8 @@ def cmd_judge(args) -> int:
                mae_mean=float(res.mae()[0].mean()), allocation=res.counts.tolist(),
                allocation_mean=res.counts.mean(axis=0).tolist(), wall_s=res.wall_s, params=res.params,
                n_invalid=pool.meta["n_invalid"], n_dropped_items=pool.meta["n_dropped_items"],
-               item_ids=[str(i) for i in pool.item_ids], seed=args.seed, device=res.device)
+               item_ids=[str(i) for i in pool.item_ids], seed=args.seed, run_seeds=res.run_seeds.tolist(),
+               device=res.device)
     write_atomic(args.json, json.dumps(_json_safe(out), indent=1, allow_nan=False))
     return 0
 

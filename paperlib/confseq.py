@@ -200,16 +200,18 @@ class WoRMeanCS:
         self._ones = torch.ones(reps, dtype=torch.float64, device=device)
         self._bets_flat = (self._bet_num[..., 0], self._bet_cap[..., 0])  # for (kinds, R) draws
 
-    def update(self, rows: torch.Tensor, scores: torch.Tensor, sparse: bool = False) -> None:
+    def update(self, rows: torch.Tensor, scores: torch.Tensor, sparse: bool = False, valid=None) -> None:
         """Absorb (R, k) draws. ``sparse``: refresh only the streams the draws touched (the others' intervals cannot
         change; worth it when a batch touches few of many streams, as the pair sequences of ``lucb-pd``).
+        ``valid`` (R, k) bool: only these draws count, and each repetition's come first in its row (the rest pad a
+        ragged batch, :class:`paperlib.policies.base.Request`; they add nothing).
 
         What does not depend on the kind (each draw's index in its stream, the sums before it, its deviation) is
         computed once; a batch of one draw per repetition skips the within-batch bookkeeping (nothing earlier in
         the batch)."""
         rows = rows.long()
         x = torch.as_tensor(scores, dtype=torch.float64, device=rows.device)
-        single = rows.shape[1] == 1
+        single = rows.shape[1] == 1 and valid is None
         if single and not sparse:
             if bool((self.count.gather(1, rows) >= self.population).any()):
                 raise ValueError("a stream received more draws than its population size")
@@ -224,7 +226,7 @@ class WoRMeanCS:
             n_before, s_before = _earlier_in_batch(rows, x)
             i = count + n_before + 1
             prev = total + s_before
-        if bool((i > self.population).any()):
+        if bool(((i > self.population) if valid is None else (i > self.population) & valid).any()):
             raise ValueError("a stream received more draws than its population size")
         e = _own_deviation(x, prev, i)
         q_prev = dev if single else dev + _earlier_in_batch(rows, e)[1]
@@ -234,9 +236,13 @@ class WoRMeanCS:
             lam, pen = _both_bets(i, self._part_delta, x, prev, q_prev, self._bet_num, self._bet_cap)
         left = self.population - i + 1
         add = torch.stack([lam * (x + prev / left), lam * self.population / left, pen])  # (3, kinds, R, k)
+        if valid is not None:  # a pad's terms may be undefined (past the population): dropped, not multiplied
+            add = torch.where(valid, add, torch.zeros((), dtype=add.dtype, device=add.device))
         self._run.index_put_((self._three[:, None, None, None].expand_as(add), self._kind_index[None].expand_as(add),
                               r.expand_as(add), rows.expand_as(add)), add, accumulate=True)
         add = torch.stack([torch.ones_like(x), x, e])  # (3, R, k)
+        if valid is not None:
+            add = torch.where(valid, add, torch.zeros((), dtype=add.dtype, device=add.device))
         self._seen.index_put_((self._three[:, None, None].expand_as(add), r.expand_as(add), rows.expand_as(add)), add,
                               accumulate=True)
         if sparse:

@@ -390,13 +390,14 @@ class Study:
     # ask / tell ------------------------------------------------------------------------------------
     @property
     def calls(self) -> int:
-        """Pairs scored and told to the policy."""
-        return self.policy.spent
+        """Pairs scored and told to the policy (ucbe-batch's budget is charged a full batch for a short one: this
+        counts the pairs)."""
+        return int(self.policy.pairs_told()[0])
 
     @property
     def paid(self) -> int:
         """Pairs scored (a study asked ahead holds some until the model's earlier pairs are scored)."""
-        return self.policy.spent + len(self._held) - len(self._unscored)
+        return self.calls + len(self._held) - len(self._unscored)
 
     def scored_pairs(self) -> list[tuple[int, int]]:
         """Every pair with a score: those told to the policy, then those held for an earlier pair of their model."""

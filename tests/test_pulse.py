@@ -94,7 +94,9 @@ def test_fit_lowers_the_objective_and_rejects_bad_input():
                                                    ("pulse", "shuffled", 2250), ("ucbe-batch", "shuffled", 2250)])
 def test_policy_spends_budget_exactly_never_repeats(method, sampler, budget):
     """Exact budget, no pair twice; with the shuffled sampler also at the full matrix, where every row is shuffled
-    and handed out to its last example."""
+    and handed out to its last example. A step is charged its full batch B (Algorithm 1, the authors' steps), so
+    the pairs made fall short of the budget by what the short batches (a row with fewer than B examples left, at
+    most once per model) left out: less than B per model that was fully observed."""
     S = toy(30, 150)
     _, V = fit_factors(S[:15], cfg=FitConfig(rank=2, steps=50))
     kw = {} if method == "ucbe-batch" else {"v": V.numpy(), "refit_every": 5}
@@ -103,10 +105,16 @@ def test_policy_spends_budget_exactly_never_repeats(method, sampler, budget):
     res = simulate(method, mat, [15 * 8, 600, budget], reps=3, seed=0, progress=False, batch_size=8, **kw)
     pol = make_policy(method, 15, 150, budget, reps=3, seed=0, batch_size=8, **kw)
     Sm = torch.tensor(S[15:])
+    made = torch.zeros(3, dtype=torch.long)
     while not pol.done:
         req = pol.ask()
+        made += req.size if req.valid is None else req.valid.sum(1)
         pol.tell(req, Sm[req.rows, req.cols])
-    assert (pol.mask.sum(dim=(1, 2)) == budget).all()
+    assert pol.spent == budget
+    assert (pol.mask.sum(dim=(1, 2)) == made).all() and (pol.pairs_told() == made).all()  # no pair twice
+    # a batch falls short only when it takes all that is left of its row (the row is then full), by less than B
+    short, full_rows = budget - made, (pol.cnt == 150).sum(1)
+    assert (short >= 0).all() and (short <= 7 * full_rows).all()
     assert (pol.cnt == pol.mask.sum(2)).all()
     np.testing.assert_allclose(res.estimates[-1], pol.estimate().numpy(), rtol=1e-5)
     if method == "ucbe-batch":
@@ -204,13 +212,13 @@ def test_unobserved_sampler_is_uniform_without_replacement():
 
     pol = PULSE(1, 50, 50, reps=20000, seed=0, estimator=ObservedMean(), batch_size=3, t0=1)
     pol.mask[:, 0, :40] = True
-    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 3).numpy()
+    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 3, torch.full((20000,), 3)).numpy()
     assert (c >= 40).all() and all(len(set(x)) == 3 for x in c)
     freq = np.bincount(c.ravel(), minlength=50)[40:] / c.size
     # each of the 10 unobserved examples has inclusion share 1/10; 5 binomial standard errors
     assert np.abs(freq - 0.1).max() < 5 * np.sqrt(0.1 * 0.9 / c.size)
     pol.mask[:, 0, :48] = True   # fewer candidates than draws: the fallback path
-    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 2).numpy()
+    c = pol._sample_unobserved(torch.zeros(20000, dtype=torch.long), 2, torch.full((20000,), 2)).numpy()
     assert (np.sort(c, axis=1) == [48, 49]).all()
 
 
@@ -236,7 +244,7 @@ def test_shuffled_sampler_draws_uniform_subsets_given_the_past():
     R, m, left, k = 20000, 50, 12, 3
     pol = _row_with_left(R, m, left, k)
     pick = torch.zeros(R, dtype=torch.long)
-    first = pol._sample_unobserved(pick, k)
+    first = pol._sample_unobserved(pick, k, torch.full_like(pick, k))
     c = first.numpy()
     assert (c >= m - left).all() and all(len(set(x)) == k for x in c)
     inc = np.zeros((R, m), bool)
@@ -250,7 +258,7 @@ def test_shuffled_sampler_draws_uniform_subsets_given_the_past():
     pair = k * (k - 1) / (left * (left - 1))
     assert all(near((inc[:, i] & inc[:, j]).sum(), R, pair) for i in range(left) for j in range(i + 1, left))
     _record(pol, first)
-    second = pol._sample_unobserved(pick, k)
+    second = pol._sample_unobserved(pick, k, torch.full_like(pick, k))
     inc2 = np.zeros((R, m), bool)
     inc2[np.arange(R)[:, None], second.numpy()] = True
     inc2 = inc2[:, m - left:]
@@ -259,7 +267,7 @@ def test_shuffled_sampler_draws_uniform_subsets_given_the_past():
     batches = [first, second]
     _record(pol, second)
     for _ in range(2):
-        batches.append(pol._sample_unobserved(pick, k))
+        batches.append(pol._sample_unobserved(pick, k, torch.full_like(pick, k)))
         _record(pol, batches[-1])
     every = np.sort(torch.cat(batches, 1).numpy(), axis=1)
     assert (every == np.arange(m - left, m)).all()
@@ -282,10 +290,10 @@ def test_shuffled_sampler_mixes_shuffled_and_rejection_rows_in_one_step():
         pol.cnt[:] = pol.mask.sum(2).double()
         pick = torch.tensor(rng.integers(0, n, R))
         before = pol.mask[torch.arange(R), pick].numpy().copy()
-        out = [pol._sample_unobserved(pick, k)]
+        out = [pol._sample_unobserved(pick, k, torch.full_like(pick, k))]
         pol.mask[torch.arange(R)[:, None], pick[:, None], out[0]] = True
         pol.cnt[torch.arange(R), pick] += k
-        out.append(pol._sample_unobserved(pick, k))
+        out.append(pol._sample_unobserved(pick, k, torch.full_like(pick, k)))
         return pol, pick, out, before
 
     pol, pick, (a, b), before = batches()
@@ -446,12 +454,13 @@ def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
     rng = np.random.default_rng(0)
     pol.mask[:] = torch.tensor(rng.random((R, n, m)) < rng.uniform(0.2, 0.99, (R, n, 1)))
     pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
+    pol.cnt[:] = pol.mask.sum(2)
     pick = torch.tensor(rng.integers(0, n, R))
     left = int((~pol.mask[torch.arange(R), pick]).sum(1).min())
     L = pol._draws(k, left)
     assert L == min(m, 4 * k * int(np.ceil(m / left)))
     state = pol.sel_gen.get_state()
-    got = pol._sample_unobserved(pick, k, left).numpy()
+    got = pol._sample_unobserved(pick, k, torch.full_like(pick, k)).numpy()
     pol.sel_gen.set_state(state)
     draws = torch.randint(m, (R, L), generator=pol.sel_gen).numpy()
     mask = pol.mask.numpy()

@@ -95,8 +95,11 @@ def refit_rows(U, V, values, mask, lam: float, lr: float, steps: int):
     return U
 
 
-def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int, path: str = "auto"):
+def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int, path: str = "auto", valid=None):
     """:func:`refit_rows` on the list of observed entries: ``rows, cols, vals`` are (R, c).
+
+    ``valid`` (R, c) bool, optional: only these entries are observations (the others pad a ragged list: PULSE's
+    short batches); each repetition's |Omega| is then its own count of valid entries.
 
     Same objective and updates as the dense version. Two ways to compute the gradient, chosen by
     :func:`dense_refit_is_cheaper`: sparse products over the c observed pairs (the repetitions' observations as
@@ -112,11 +115,11 @@ def refit_rows_sparse(U, V, rows, cols, vals, lam: float, lr: float, steps: int,
     R, n, r = U.shape
     c = rows.shape[1]
     if path == "dense" or (path == "auto" and dense_refit_is_cheaper(n, V.shape[0], r, c)):
-        return _refit_rows_flat(U, V, rows.long() * V.shape[0] + cols.long(), vals, lam, lr, steps)
-    return _refit_rows_csr(U, V, rows, cols, vals, lam, lr, steps)
+        return _refit_rows_flat(U, V, rows.long() * V.shape[0] + cols.long(), vals, lam, lr, steps, valid)
+    return _refit_rows_csr(U, V, rows, cols, vals, lam, lr, steps, valid)
 
 
-def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int):
+def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int, valid=None):
     """The sparse path of :func:`refit_rows_sparse`: the distinct observed pairs of all repetitions as one
     canonical (R n, m) CSR pattern, built once (a repeated pair is one entry weighted by its count, with its
     scores summed); each Adam step is one ``torch.sparse.sampled_addmm`` for the logits and one CSR x dense
@@ -128,7 +131,12 @@ def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int):
     m, c = V.shape[0], rows.shape[1]
     dev = U.device
     key = ((torch.arange(R, device=dev)[:, None] * n + rows.long()) * m + cols.long()).reshape(-1)
+    if valid is not None:
+        key, vals = key.masked_select(valid.reshape(-1)), vals.reshape(-1).masked_select(valid.reshape(-1))
+        c = valid.sum(1).clamp(min=1).to(U.dtype)  # each repetition's |Omega|, per pair below
     pairs, inverse, counts = torch.unique(key, sorted=True, return_inverse=True, return_counts=True)
+    if valid is not None:
+        c = c.index_select(0, pairs // (n * m))
     crow = torch.zeros(R * n + 1, dtype=torch.long, device=dev)
     crow[1:] = torch.bincount(pairs // m, minlength=R * n).cumsum(0)
     col = pairs % m
@@ -187,7 +195,7 @@ def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0,
     return FitConfig(pick["rank"], pick["lam"], pick["lr"], pick["steps"]), rows
 
 
-def _refit_rows_flat(U, V, flat, vals, lam: float, lr: float, steps: int):
+def _refit_rows_flat(U, V, flat, vals, lam: float, lr: float, steps: int, valid=None):
     """The dense-product path of :func:`refit_rows_sparse`: ``flat`` (R, c) holds row * m + column of each
     observation. Repetitions are refitted in chunks whose (chunk, n, m) products stay under 2^24 cells."""
     R, n, r = U.shape
@@ -198,13 +206,17 @@ def _refit_rows_flat(U, V, flat, vals, lam: float, lr: float, steps: int):
     for i in range(0, R, chunk):
         u = U[i : i + chunk].clone()
         idx, y = flat[i : i + chunk], vals[i : i + chunk]
+        ok = None if valid is None else valid[i : i + chunk]
+        cr = c if ok is None else ok.sum(1, keepdim=True).clamp(min=1).to(U.dtype)
         k = u.shape[0]
         state = [(torch.zeros_like(u), torch.zeros_like(u))]
         grid = torch.empty(k, n, m, device=U.device, dtype=U.dtype)  # one buffer: fresh pages per step cost more
         flat_grid = grid.view(k, n * m)
         for t in range(1, steps + 1):
             torch.matmul(u, V.T, out=grid)
-            res = (torch.sigmoid(flat_grid.gather(1, idx)) - y) / c
+            res = (torch.sigmoid(flat_grid.gather(1, idx)) - y) / cr
+            if ok is not None:
+                res = res.masked_fill_(~ok, 0.0)
             flat_grid.zero_().scatter_add_(1, idx, res)
             _adam([u], [torch.matmul(grid, V) + pen * u], state, lr, t)
         out[i : i + chunk] = u

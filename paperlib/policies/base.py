@@ -6,8 +6,10 @@ evaluate next; ``tell(request, scores)`` reports their scores as an (R, k) tenso
 is the case R = 1. The design follows Optuna's ``Study.ask()`` / ``Study.tell()``: a request
 has an id, and telling an unknown or already-told request is an error.
 
-All repetitions spend the same number of calls at every step, so each one spends exactly the
-budget, and no policy ever asks for a pair twice within a repetition.
+Every repetition is charged the same number of calls at every step, so each one spends exactly the
+budget, and no policy ever asks for a pair twice within a repetition. The repetitions never interact: what one
+repetition asks depends on its own state alone (``tests/test_independent_repetitions.py``); where one repetition's
+step is shorter than another's, the request is padded (:class:`Request`'s ``valid``), never cut for all.
 
 A policy whose rows draw their examples as prefixes of fixed random orders (``supports_ahead``) can also be asked
 *ahead* of its scores (:meth:`Policy.ask_ahead`, :meth:`Policy.tell_ahead`): a live search's workers then never wait
@@ -101,15 +103,32 @@ class RequestBook:
 
 @dataclass(frozen=True)
 class Request:
-    """Pairs to evaluate: ``rows[r, t], cols[r, t]`` for repetition r, t < k."""
+    """Pairs to evaluate: ``rows[r, t], cols[r, t]`` for repetition r, t < k.
+
+    ``valid`` (R, k) bool, when given, marks the pairs repetition r really asks for: the first ``valid[r].sum()`` of
+    its row; the others pad the request to a rectangle (a repetition whose step is shorter than another's, as
+    PULSE's batch on a nearly exhausted row) and are neither scored nor counted by the policy (their scores are
+    ignored; give any value in [0, 1]). A request with padding is only made for R > 1: a single run's request is
+    exactly its pairs. ``charge`` is what the request takes from the budget of every repetition (default: k); a
+    step of PULSE's backbone is charged its nominal batch even when its row had fewer examples left (Algorithm 1's
+    ``for t = 1, ..., b / B`` and the authors' ``steps = budget // batch_size``).
+    """
 
     id: int
     rows: torch.Tensor
     cols: torch.Tensor
+    valid: torch.Tensor | None = None
+    charge: int | None = None
 
     @property
     def size(self) -> int:
+        """Pairs per repetition in the request (k), padding included."""
         return int(self.rows.shape[1])
+
+    @property
+    def budget_used(self) -> int:
+        """What the request takes from each repetition's budget (``charge``, default k)."""
+        return self.size if self.charge is None else int(self.charge)
 
     def take(self, scores: torch.Tensor) -> torch.Tensor:
         """The (R, k) scores of this request's pairs in a full (n, m) score tensor (simulation).
@@ -215,9 +234,11 @@ class Policy(ABC):
         if self.done:
             raise BudgetExhaustedError(f"budget of {self.budget} evaluations is spent")
         k = self._batch(limit)
-        rows, cols = self._select(k)
-        self.asked += rows.shape[1]
-        return self._book.issue(Request(next_request_id(), rows, cols))
+        rows, cols, *ragged = self._select(k)
+        valid, charge = ragged if ragged else (None, None)
+        req = Request(next_request_id(), rows, cols, valid, charge)
+        self.asked += req.budget_used
+        return self._book.issue(req)
 
     def _batch(self, limit: int | None) -> int:
         k = min(self.next_batch_size(), self.budget - self.asked)
@@ -284,8 +305,14 @@ class Policy(ABC):
         self._book.check_tell(request)
         scores = self._check_scores(scores, request.rows.shape)
         self._update(request.rows, request.cols, scores)
-        self.spent += request.size
+        self.spent += request.budget_used
         self._book.settle(request)
+
+    def pairs_told(self) -> torch.Tensor:
+        """(R,) long: the pairs each repetition has been told the scores of. ``spent`` is what the budget has been
+        charged; the two differ only for a policy whose requests are padded or charged more than their pairs
+        (PULSE's backbone, :class:`Request`)."""
+        return torch.full((self.reps,), self.spent, dtype=torch.long, device=self.device)
 
     def best(self) -> torch.Tensor:
         """Predicted best row per repetition, shape (R,); ties broken at random."""
@@ -297,8 +324,9 @@ class Policy(ABC):
         return 1
 
     @abstractmethod
-    def _select(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return (rows, cols), each (R, k) long tensors of unevaluated pairs."""
+    def _select(self, k: int) -> tuple:
+        """Return (rows, cols), each (R, k) long tensors of unevaluated pairs; or (rows, cols, valid, charge) for a
+        padded request (:class:`Request`)."""
 
     @abstractmethod
     def _update(self, rows: torch.Tensor, cols: torch.Tensor, scores: torch.Tensor) -> None:

@@ -37,8 +37,13 @@ entries' predictions as they were when observed (``sum_Y_pred_obs`` is not refre
 by lambda / n sum_O (S_hat_new - S_hat_old); here theta_t is Eq. (2) with the current predictions, so Lemma 1
 holds.
 
-If the model picked by a repetition has fewer than B unobserved examples left,
-the step's batch is cut to that number in every repetition (all repetitions spend equal budgets).
+If the model picked by a repetition has fewer than B unobserved examples left, that repetition's batch is what is
+left of its row (the authors' ``size=min(batch_size, len(available_cols))``), and the step is still charged B (their
+``steps = budget // batch_size``; Algorithm 1's ``for t = 1, ..., b / B``), so every repetition takes the same
+number of steps and refits at the same steps. The other repetitions' batches are untouched: a batched run's
+repetitions never interact (the request is padded, :class:`paperlib.policies.base.Request`). Before 2026-11-27
+every repetition's batch was cut to the smallest any of them could take, which made the repetitions of a batch
+depend on each other (500 batched runs put PULSE below UCB-E where single runs do not).
 Selection ties use their own generator, so reading ``best()`` at checkpoints does not change a run.
 """
 
@@ -74,6 +79,8 @@ def predictable_lambda_batch(s_hat_unobs_sum, s_hat_unobs_sq_sum, n_unobs, batch
     """lambda_hat as the authors' code computes it for a batch of ``batch`` examples (``bandit.py``,
     ``compute_lam_cv_eb``): clip(1 - F Z_bar / (S + F^2), 0, 1) with F = sum_U S_hat, S = ((1 - pi) / pi) sum_U
     S_hat^2 and pi = batch / |U|; 1 where Z_bar <= 0 or S + F^2 <= 0 (no past residual, or no prediction mass).
+    ``batch`` is a number or a tensor of each repetition's batch (their ``B_eff = len(cols)``, the batch actually
+    drawn).
     """
     pi = (batch / n_unobs).clamp(1e-12, 1.0)
     denom = (1.0 - pi) / pi * s_hat_unobs_sq_sum + s_hat_unobs_sum.square()
@@ -191,8 +198,8 @@ class NaivePooled(Estimator):
         if pol.convention == "paper":
             r = pol._rep_index
             u = pol.U[r, pick]
-            pb = torch.sigmoid((pol.V[cols] * u[:, None, :]).sum(-1)).double().sum(1)
-            pol.unobs_pred[r, pick] -= pb
+            pb = torch.sigmoid((pol.V[cols] * u[:, None, :]).sum(-1)).double()
+            pol.unobs_pred[r, pick] -= pb.sum(1) if pol._valid is None else pb.masked_fill(~pol._valid, 0.0).sum(1)
 
     def recorded(self, pol, pick):
         if pol.convention == "authors":
@@ -295,6 +302,9 @@ class PULSE(Policy):
         self.obs_vals = torch.empty(R, self.budget, device=self.device)
         self.step = 0
         self._pick = None
+        self._kr = self._valid = None  # the step's batch per repetition (R,), and the request's pads (or None)
+        self._obs_len = 0  # entries in the observation lists (obs_rows, ...): pairs asked, pads included
+        self._obs_ok = None  # (R, budget) bool: which entries are real pairs; made at the first padded request
         self._first_pos = None  # (R, m) first positions of the sampler's draws, all "empty" between steps
         self._slot = None  # sampler="shuffled": (R n,) slot of each (repetition, model)'s shuffled list, -1 if none
         self._lists = self._next = None  # the shuffled lists (slots, m) and each slot's next position
@@ -350,11 +360,20 @@ class PULSE(Policy):
             self._refit(self.loop_lr, self.loop_steps)
         index = self.estimate() + self._bonus
         pick = random_argmax(index, self.sel_gen)
-        left = int((self.m - self.cnt[r, pick]).min().item())
-        k = min(k, left)
-        cols = self._sample_unobserved(pick, k, left)
-        self._pick = pick
-        return pick[:, None].expand(R, k), cols
+        kr = self._batch_sizes(pick, k)
+        w = int(kr.max())
+        cols = self._sample_unobserved(pick, w, kr)
+        self._pick, self._kr = pick, kr
+        self._valid = None if int(kr.min()) == w else torch.arange(w, device=self.device) < kr[:, None]
+        return pick[:, None].expand(R, w), cols, self._valid, k
+
+    def _batch_sizes(self, pick, k: int) -> torch.Tensor:
+        """Each repetition's batch for this step, (R,) long: k, or what is left of its own picked row if less (the
+        authors' ``min(batch_size, len(available_cols))``); never a quantity of another repetition."""
+        return (self.m - self.cnt[self._rep_index, pick]).clamp(max=k).long()
+
+    def pairs_told(self) -> torch.Tensor:
+        return self.cnt.sum(1).long()
 
     def _warmup_columns(self) -> torch.Tensor:
         """The warm-up's T0 B distinct examples of every (repetition, model), uniform without replacement: (R, n T0 B).
@@ -394,14 +413,13 @@ class PULSE(Policy):
         unobserved examples, at most m."""
         return min(self.m, 4 * k * math.ceil(self.m / max(left, 1)))
 
-    def _sample_unobserved(self, pick, k, left=None):
-        """k examples per repetition, uniform without replacement among row ``pick``'s unobserved ones: (R, k).
-        ``k`` is at most the fewest unobserved examples of the picked rows (``_select`` cuts the batch to it)."""
+    def _sample_unobserved(self, pick, k, kr):
+        """(R, k) examples: for repetition r its first ``kr[r]`` are uniform without replacement among row
+        ``pick[r]``'s unobserved ones (``kr[r]`` is at most what is left of the row); the rest pad the request and
+        are examples the row has already observed."""
         if self.sampler == "shuffled":
-            return self._sample_shuffled(pick, k)
-        if left is None:
-            left = int((self.m - self.cnt[self._rep_index, pick]).min().item())
-        return self._reject(self._rep_index, pick, k, left)
+            return self._sample_shuffled(pick, k, kr)
+        return self._reject(self._rep_index, pick, k, int((self.m - self.cnt[self._rep_index, pick]).min().item()))
 
     def _reject(self, r, pick, k, left):
         """k examples for each repetition in ``r`` (picked rows ``pick``), by sequential rejection.
@@ -410,7 +428,9 @@ class PULSE(Policy):
         drawn before (an exact uniform k-subset); only the repetitions with fewer than k such draws fall back to the
         k largest of fresh uniform keys over their row's unobserved examples. A draw's first occurrence is found
         through a table of first positions (``scatter_reduce_``, reset after use). ``left`` is the fewest
-        unobserved examples among the rows.
+        unobserved examples among the rows: it sizes the draws, not the result (each repetition's k-subset is
+        exactly uniform whatever the number of draws). A row with fewer than k unobserved examples gets them all, in
+        uniformly random order, then examples it has observed (the pads of a short batch).
         """
         R = r.numel()
         L = self._draws(k, left)
@@ -436,7 +456,7 @@ class PULSE(Policy):
         keys = torch.rand(short.numel(), self.m, generator=self.sel_gen, device=self.device).masked_fill_(row_mask, -1.0)
         return cols.index_copy_(0, short, keys.topk(k, dim=1).indices)
 
-    def _sample_shuffled(self, pick, k):
+    def _sample_shuffled(self, pick, k, kr):
         """``sampler="shuffled"``: rows with more than half their examples unobserved by :meth:`_reject`; a row with
         at most half left is shuffled once, and its batches are the next k of that list.
 
@@ -444,7 +464,9 @@ class PULSE(Policy):
         random order (up to ties among 53-bit keys); every later observation of the row comes from the list, so
         given the examples handed out so far the rest of the list is a uniform order of the unobserved set and its
         next k are a uniform k-subset, the distribution of :meth:`_reject`. Memory: one int32 list of m per shuffled
-        (repetition, model), at most 2 budget / m + 1 per repetition, grown by doubling.
+        (repetition, model), at most 2 budget / m + 1 per repetition, grown by doubling. A list moves on by the
+        repetition's own batch ``kr``; a short batch reads past its unobserved part into the examples the row had
+        observed when it was shuffled (the pads), never past the list's end.
         """
         R, r, m = self.reps, self._rep_index, self.m
         cell = r * self.n + pick
@@ -461,9 +483,10 @@ class PULSE(Policy):
                 fresh = cell.index_select(0, h[new])
                 slot[new] = self._new_lists(fresh)
                 self._slot[fresh] = slot[new]
-            at = (slot * m + self._next.index_select(0, slot))[:, None] + torch.arange(k, device=self.device)
+            pos = (self._next.index_select(0, slot)[:, None] + torch.arange(k, device=self.device)).clamp_(max=m - 1)
+            at = pos.add_(slot[:, None], alpha=m)
             out[h] = self._lists.view(-1).index_select(0, at.view(-1)).view(-1, k).long()
-            self._next.index_add_(0, slot, torch.full_like(slot, k))
+            self._next.index_add_(0, slot, kr.index_select(0, h))
         cold = (~hot).nonzero().squeeze(1)
         if cold.numel():
             out[cold] = self._reject(cold, pick.index_select(0, cold), k, int(left.index_select(0, cold).min()))
@@ -490,8 +513,14 @@ class PULSE(Policy):
     def _update(self, rows, cols, scores):
         r = self._rep_index
         k0 = rows.shape[1]
-        sl = slice(self.spent, self.spent + k0)
+        sl = slice(self._obs_len, self._obs_len + k0)
         self.obs_rows[:, sl], self.obs_cols[:, sl], self.obs_vals[:, sl] = rows, cols, scores
+        valid = self._valid if self.spent else None
+        if valid is not None and self._obs_ok is None:
+            self._obs_ok = torch.ones(self.reps, self.budget, dtype=torch.bool, device=self.device)
+        if self._obs_ok is not None:
+            self._obs_ok[:, sl] = True if valid is None else valid
+        self._obs_len += k0
         if self.spent == 0:
             self.mask[r[:, None], rows, cols] = True
             s = scores.reshape(self.reps, self.n, self.warm).double().sum(2)
@@ -509,13 +538,14 @@ class PULSE(Policy):
             if self.estimator.needs_factors:
                 self._refit(self.init_lr, self.init_steps)
             return
-        pick, k = self._pick, cols.shape[1]
-        sb = scores.double().sum(1)
+        pick = self._pick
+        sb = (scores.double() if valid is None else scores.double().masked_fill_(~valid, 0.0)).sum(1)
         self.estimator.step(self, pick, cols, sb)
         cell = r * self.n + pick
+        # a pad is an example its row has already observed: marking it again changes nothing
         self.mask.view(-1).index_fill_(0, ((cell * self.m)[:, None] + cols).view(-1), True)
         self.sum_obs.view(-1).index_add_(0, cell, sb)
-        cnt = self.cnt.view(-1).index_add_(0, cell, torch.full_like(sb, k)).index_select(0, cell)
+        cnt = self.cnt.view(-1).index_add_(0, cell, self._kr.to(sb.dtype)).index_select(0, cell)
         self._bonus.view(-1).index_copy_(0, cell, self._bonus_of(cnt))
         self.estimator.recorded(self, pick)
         if self.cs is not None:
@@ -530,18 +560,20 @@ class PULSE(Policy):
         """The one-step estimator theta of Eq. (2) in batch form, with lambda of Step 3.
 
         ``cols`` (R, k) are the examples just drawn from the unobserved set U (before this step's
-        update) and ``sb`` their score sums. Returns (theta, Z, lambda, S_hat, U mask) per repetition.
+        update), the first ``_kr[r]`` of them for repetition r (the rest pad the request), and ``sb`` their score
+        sums. Returns (theta, Z, lambda, S_hat, U mask) per repetition.
         """
-        r, k = self._rep_index, cols.shape[1]
+        r, k = self._rep_index, self._kr.double()
         pred = self.estimator.predictions(self, pick)
         unobs = ~self.mask[r, pick]
         n_u = unobs.sum(1).double()
         su = (pred * unobs).sum(1)
         su2 = (pred.square() * unobs).sum(1)
-        pb = pred.gather(1, cols).sum(1)
+        pb = pred.gather(1, cols)
+        pb = (pb if self._valid is None else pb.masked_fill(~self._valid, 0.0)).sum(1)
         z_bar = self.z_sum[r, pick] / self.n_z[r, pick].clamp(min=1)
         if self.convention == "authors":
-            lam_t = predictable_lambda_batch(su, su2, n_u, float(k), z_bar)
+            lam_t = predictable_lambda_batch(su, su2, n_u, k, z_bar)
         else:
             lam_t = predictable_lambda(su, su2, n_u, z_bar)
         Z = (sb - lam_t * pb) * n_u / k
@@ -550,9 +582,10 @@ class PULSE(Policy):
 
     def _refit(self, lr, steps):
         initial = self.spent == 0
-        c = self.spent + (self.warm * self.n if initial else 0)
+        c = self._obs_len
+        ok = None if self._obs_ok is None else self._obs_ok[:, :c]
         self.U = refit_rows_sparse(self.U, self.V, self.obs_rows[:, :c], self.obs_cols[:, :c], self.obs_vals[:, :c],
-                                   self.lam, lr, steps)
+                                   self.lam, lr, steps, valid=ok)
         if self.convention == "authors" and not initial:
             self.z_sum.zero_()
             self.n_z.zero_()
@@ -634,10 +667,11 @@ class PULSESync(PULSE):
             return rows, cols
         return super()._select(k)
 
-    def _sample_unobserved(self, pick, k, left=None):
-        """The next k examples of the run's shared order after the ``cnt`` this model has seen."""
+    def _sample_unobserved(self, pick, k, kr):
+        """The next k examples of the run's shared order after the ``cnt`` this model has seen (a short batch's pads
+        repeat the order's last example, which the step itself observes)."""
         r = self._rep_index[:, None]
-        pos = self.cnt[self._rep_index, pick].long()[:, None] + torch.arange(k, device=self.device)
+        pos = (self.cnt[self._rep_index, pick].long()[:, None] + torch.arange(k, device=self.device)).clamp_(max=self.m - 1)
         return self.shared(r, torch.zeros_like(r), pos)
 
 

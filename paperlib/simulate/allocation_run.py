@@ -26,6 +26,7 @@ from ..policies.allocation import check_judge_budget, variance_ucb
 from ..policies.registry import JUDGE, METHODS, parse
 from ..progress import progress_bar
 from .judges import Judge
+from .seeds import run_seeds
 
 
 @dataclass
@@ -58,6 +59,11 @@ class JudgeResult:
     @property
     def reps(self) -> int:
         return int(self.estimates.shape[1])
+
+    @property
+    def run_seeds(self) -> np.ndarray:
+        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`)."""
+        return run_seeds(self.seed, self.reps)
 
     def errors(self) -> np.ndarray:
         return np.abs(self.estimates - self.true_means[None, None, :])

@@ -24,6 +24,7 @@ from ..data.matrix import ScoreMatrix
 from ..device import get_device
 from ..policies import METHODS, make_policy, parse, resolved_params
 from ..progress import progress_bar
+from .seeds import run_seeds
 
 
 @dataclass
@@ -40,8 +41,9 @@ class SimResult:
         one (only with ``delta``)
     best_ci : (C, R, 2) float or None, the confidence-sequence interval of the predicted best row
     certified_at : (R,) int or None, calls spent when each repetition was first certified (-1: never)
-    calls : (R,) int or None, calls each repetition spent (with ``stop="certified"``, the calls at its
-        certification, or the budget)
+    calls : (R,) int or None, calls each repetition made (with ``stop="certified"``, the calls at its
+        certification, or all it made); the budget, except for PULSE's backbone, whose short batches on a nearly
+        exhausted row are charged a full batch (:class:`paperlib.policies.base.Request`)
     tie_tol : float, rows whose mean is within ``tie_tol`` of the top mean all count as the best
     spend : (C, R) float64 or None, the price of the calls each repetition made by each checkpoint (with ``costs``;
         with ``stop="certified"``, frozen at the repetition's certification like ``calls``)
@@ -69,6 +71,11 @@ class SimResult:
     @property
     def reps(self) -> int:
         return int(self.best.shape[1])
+
+    @property
+    def run_seeds(self) -> np.ndarray:
+        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`)."""
+        return run_seeds(self.seed, self.reps)
 
     @property
     def true_best(self) -> int:
@@ -103,7 +110,7 @@ class _PolicyIntervals:
     def __init__(self, owner, lower: str, upper: str):
         self._owner, self._lower, self._upper = owner, lower, upper
 
-    def update(self, rows, scores) -> None:
+    def update(self, rows, scores, valid=None) -> None:
         """Nothing to do: the policy updated its sequence in ``tell``."""
 
     @property
@@ -254,16 +261,17 @@ def simulate(
             req = policy.ask(limit=target - policy.spent)
             got = req.take(scores)
             policy.tell(req, got)
-            bar.update(req.size)
+            bar.update(req.budget_used)
             if price is not None:  # a certified repetition stops paying once certified (its calls stop counting)
-                step = price.index_select(0, req.rows.reshape(-1)).view(req.rows.shape).sum(1)
+                each = price.index_select(0, req.rows.reshape(-1)).view(req.rows.shape)
+                step = (each if req.valid is None else each.masked_fill(~req.valid, 0.0)).sum(1)  # pads are free
                 paid += step if cs is None or stop != "certified" else torch.where(at < 0, step, torch.zeros_like(step))
             if cs is not None:
-                cs.update(req.rows, got)
+                cs.update(req.rows, got, valid=req.valid)
                 lead, ok = certificate()
                 new = (at < 0) & ok
                 if bool(new.any()):  # most steps certify no new repetition
-                    at = torch.where(new, torch.full_like(at, policy.spent), at)
+                    at = torch.where(new, policy.pairs_told(), at)
                     frozen = torch.where(new, lead, frozen)
                     all_stopped = stop == "certified" and bool((at >= 0).all())
         est.append(policy.estimate().float().cpu().numpy())
@@ -293,8 +301,7 @@ def simulate(
         certified=np.stack(cert) if cs is not None else None,
         best_ci=np.stack(ci) if cs is not None else None,
         certified_at=at.cpu().numpy() if cs is not None else None,
-        calls=(torch.where(at >= 0, at, torch.full_like(at, budgets[-1])).cpu().numpy() if stop == "certified"
-               else np.full(policy.reps, budgets[-1])),
+        calls=(torch.where(at >= 0, at, policy.pairs_told()) if stop == "certified" else policy.pairs_told()).cpu().numpy(),
         tie_tol=float(tie_tol),
         spend=np.stack(spend) if price is not None else None,
     )

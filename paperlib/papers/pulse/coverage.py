@@ -62,7 +62,7 @@ class CoverageObserver:
     def on_step(self, pol, pick, cols, lam, pred, unobs) -> None:
         resid = self.S[pick] - lam[:, None] * pred
         r = pol._rep_index
-        self.vz_sum[r, pick] += batch_z_variance(resid, unobs, cols.shape[1])
+        self.vz_sum[r, pick] += batch_z_variance(resid, unobs, pol._kr.double())
         self.lam_sum[r, pick] += lam.double()
         self.lam_steps[r, pick] += 1.0
 
