@@ -46,6 +46,7 @@ import math
 import torch
 
 from .checks import check_delta
+from .pickling import KeepsViews
 
 KINDS = ("both", "eb", "hoeffding")
 
@@ -157,7 +158,7 @@ def _earlier_in_batch(rows: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor
     return torch.empty_like(n_sorted).scatter_(1, order, n_sorted), torch.empty_like(s_sorted).scatter_(1, order, s_sorted)
 
 
-class WoRMeanCS:
+class WoRMeanCS(KeepsViews):
     """The same confidence sequences (``kind``), updated online for an (R, n) grid of streams (repetitions x models).
 
     Observations arrive in batches (R, k) of (row, score) pairs; a row may appear several times in a
@@ -302,7 +303,7 @@ def running_interval(centre, scale, penalty, delta, seen_sum, seen_count, popula
                             population, lower, upper)
 
 
-class PredictableRangeCS:
+class PredictableRangeCS(KeepsViews):
     """A confidence sequence for each of (R, n) means from unbiased one-step estimators with predictable ranges.
 
     Each stream absorbs estimators theta_t with E[theta_t | past] = mu that lie, given the past, in an interval of

@@ -49,6 +49,7 @@ from . import __version__
 from .checks import check_delta, check_scalar, check_score
 from .confseq import WoRMeanCS, certify, certify_top_k
 from .journal import JournalError, JournalInUse, JournalStorage, lock_journal, peek  # noqa: F401 (re-exported)
+from .pickling import KeepsViews
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
 
@@ -116,7 +117,7 @@ def examples_digest(examples) -> str:
     return h.hexdigest()
 
 
-class Study:
+class Study(KeepsViews):
     """Find the best of ``models`` on ``examples`` with an adaptive policy, one LLM call per pair.
 
     Parameters

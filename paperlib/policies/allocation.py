@@ -38,6 +38,7 @@ import torch
 
 from ..checks import check_delta
 from ..device import get_device, make_generator
+from ..pickling import KeepsViews
 from .base import BudgetExhaustedError, RequestBook, next_request_id, refuse_complex
 
 UCB_FORMS = ("eq6", "delta")
@@ -147,7 +148,7 @@ def keyed_priority(prio: torch.Tensor, n: torch.Tensor, factor: torch.Tensor) ->
     return prio * factor
 
 
-class AllocationPolicy:
+class AllocationPolicy(KeepsViews):
     """Base class: R repetitions, per-item counts, sums and sums of squares (float64).
 
     Parameters

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ..device import get_device, make_generator
+from ..pickling import KeepsViews
 
 
 class PolicyError(RuntimeError):
@@ -170,7 +171,7 @@ def order_with_random_ties(values: torch.Tensor, gen: torch.Generator) -> torch.
     return shuffled.gather(1, values.gather(1, shuffled).argsort(dim=1, descending=True, stable=True))
 
 
-class Policy(ABC):
+class Policy(KeepsViews, ABC):
     """Base class: budget bookkeeping and the ask/tell protocol.
 
     Parameters

@@ -349,7 +349,7 @@ class PULSE(Policy):
         return self.warm * self.n if self.spent == 0 else self.B
 
     def _select(self, k):
-        R, r = self.reps, self._rep_index
+        R = self.reps
         if self.spent == 0:
             if k < self.warm * self.n:
                 raise ValueError(f"the first checkpoint must cover the warm-up of {self.warm * self.n} calls, got {k}")

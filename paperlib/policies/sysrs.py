@@ -241,8 +241,18 @@ class UCBESync(UCBE):
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, a: float = 1.0, batch_size: int = 1,
                  batch_mode: str = "row"):
         super().__init__(n, m, budget, reps, seed, device, a=a, batch_size=batch_size, batch_mode=batch_mode)
-        shared = KeyedPermutations(self.reps, 1, self.m, self.gen, self.device)
-        self.order = lambda reps, rows, pos: shared(reps, torch.zeros_like(rows), pos)
+        self.order = _SharedOrder(KeyedPermutations(self.reps, 1, self.m, self.gen, self.device))
+
+
+class _SharedOrder:
+    """Every row's order is the run's one shared order (row 0 of ``perms``); a class, not a closure, so that the
+    policy pickles."""
+
+    def __init__(self, perms: KeyedPermutations):
+        self.perms = perms
+
+    def __call__(self, reps, rows, pos):
+        return self.perms(reps, torch.zeros_like(rows), pos)
 
 
 class Auto(SySRs):
