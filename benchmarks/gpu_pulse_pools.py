@@ -114,6 +114,7 @@ def notebooks(args) -> int:
 
     cfg = _config()
     pools = args.pools.split(",") if args.pools else E.pool_names(cfg)
+    Path("logs/paper").mkdir(parents=True, exist_ok=True)  # the notebooks' progress logs (a fresh clone has none)
     for pool in pools:
         table = POOLS_DIR / f"{pool}.csv"
         out = Path("results/paper/notebooks") / f"pulse_pool_{pool}.ipynb"

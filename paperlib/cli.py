@@ -268,6 +268,15 @@ def _judge_parser(sub):
 JUDGE_FLAGS = {"delta": "delta", "t0": "t0", "ucb": "ucb"}
 
 
+def _duration(seconds: float) -> str:
+    """A rough duration in the unit that shows it: "40 s", "3 min", "2.5 h"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def cmd_judge(args) -> int:
     from .data import load_pool_file
     from .simulate import PoolJudge, run_judge
@@ -284,9 +293,9 @@ def cmd_judge(args) -> int:
     pool = load_pool_file(args.judgments, sparse="drop" if args.drop_sparse else "error", scale=args.scale)
     total = args.budget * args.reps
     if total > LONG_RUN_QUERIES:
-        hours = total * 10e-6 / 3600  # about 10 us per query and repetition on a CPU core (each policy steps by query)
+        seconds = total * 10e-6  # about 10 us per query and repetition on a CPU core (each policy steps by query)
         what = (f"{args.budget:,} queries x {args.reps} repetitions = {total:,} simulated {args.method} queries, "
-                f"about {hours:.1f} h on a CPU core")
+                f"about {_duration(seconds)} on a CPU core")
         if not args.yes:
             raise ValueError(f"{what}: more than {LONG_RUN_QUERIES:,}, refused unless you confirm with --yes")
         print(f"note: {what} (confirmed with --yes); progress is shown on a terminal, --quiet hides it",
@@ -419,7 +428,11 @@ def cmd_data(args) -> int:
             raise ValueError(f"--dest {args.dest}: cannot create it ({exc.strerror})") from None
         if not os.access(args.dest, os.W_OK):
             raise ValueError(f"--dest {args.dest}: cannot write in it")
-    check_scalar(args.deadline, "--deadline", float, low=0.0, closed="neither")
+    import threading
+
+    check_scalar(args.deadline, "--deadline", float, low=0.0, high=threading.TIMEOUT_MAX, closed="left")
+    if not args.deadline > 0:
+        raise ValueError(f"--deadline must be > 0 s, got {args.deadline!r}")
     results = fetch_many(names, dest=args.dest, mirror=args.mirror, progress=not args.quiet, force=args.force,
                          deadline=args.deadline)
     failed = {n: r for n, r in results.items() if r.startswith("error: ")}
@@ -547,10 +560,11 @@ def cmd_search(args) -> int:
     models, examples = read_models(args.models), read_examples(args.examples)
     costs = None
     if args.costs is not None:
-        from .costs import load_costs, read_costs_table
+        from .costs import check_spend_finite, load_costs, read_costs_table
 
         costs = load_costs(args.costs)
-        read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
+        prices = read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
+        check_spend_finite(prices, len(examples), where=f"--costs {args.costs}")
     method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective)
     from .study import check_objective, journal_method
 

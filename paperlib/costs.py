@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,25 @@ class CostError(ValueError):
 
 
 def _bad(value) -> bool:
-    return isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
+    """Not a finite real number >= 0 (numpy's float32 and int64 prices are real numbers; a bool is not)."""
+    return (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value))
+            or value < 0)
+
+
+def _sum_is_finite(values, times: int = 1) -> bool:
+    """Whether ``times`` x the exact sum of ``values`` is a finite float (``math.fsum`` raises on overflow)."""
+    try:
+        return math.isfinite(math.fsum(float(v) for v in values) * times)
+    except OverflowError:
+        return False
+
+
+def check_spend_finite(prices, examples: int, where: str = "costs") -> None:
+    """Refuse prices whose full spend (every model on every one of ``examples`` examples) overflows a float: the
+    spend of a run would print as infinite and be written as null."""
+    if not _sum_is_finite(prices, int(examples)):
+        raise CostError(f"{where}: evaluating every model on the {examples} examples would cost more than the largest "
+                        f"float ({sys.float_info.max:.3g}); give the prices in a larger unit")
 
 
 def check_cost(value, what: str = "cost") -> float:
@@ -40,6 +60,8 @@ def check_costs(costs, n: int) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         raise CostError(f"costs must be finite and >= 0; rows {bad[:10].tolist()} are {arr[bad[:10]].tolist()}")
+    if not _sum_is_finite(arr.tolist()):
+        raise CostError("costs: their sum overflows a float; give the prices in a larger unit")
     return arr
 
 
@@ -55,7 +77,10 @@ def read_costs_table(table, ids, where: str = "costs") -> np.ndarray:
     wrong = [f"{i}={table[i]!r}" for i in ids if _bad(table[i])]
     if wrong:
         raise CostError(f"{where}: prices must be finite numbers >= 0; it has {', '.join(wrong[:10])}")
-    return np.array([float(table[i]) for i in ids], dtype=np.float64)
+    out = np.array([float(table[i]) for i in ids], dtype=np.float64)
+    if not _sum_is_finite(out.tolist()):
+        raise CostError(f"{where}: the prices' sum overflows a float; give the prices in a larger unit")
+    return out
 
 
 def load_costs(path: str | Path) -> dict:

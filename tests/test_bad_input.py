@@ -478,3 +478,82 @@ def test_a_download_past_its_deadline_fails_and_leaves_no_partial_file(tmp_path)
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ValueError, match="deadline"):
         DeadlineDownloader(deadline=0)
+
+
+# ---- issue 56: the last silent inputs, each a property over its entry points ----
+
+def test_prices_whose_spend_overflows_are_refused_everywhere(npz, tmp_path, capsys):
+    """Three models at 1e308: the full spend overflows. Refused by the API (simulate, Study) and by both commands,
+    before any call (it used to exit 0 with "spend": null)."""
+    from paperlib.costs import CostError
+    from paperlib.data.matrix import load_npz
+    from paperlib.study import Study
+
+    mat = load_npz(npz)
+    with pytest.raises(CostError, match="overflow|more than the largest float"):
+        simulate("ucbe", mat, [40], costs=[1e308] * 6, progress=False)
+    with pytest.raises(CostError, match="overflow|more than the largest float"):
+        Study(["a", "b", "c"], list(range(10)), costs={"a": 1e308, "b": 1e308, "c": 1e308})
+    with pytest.raises(CostError, match="more than the largest float"):
+        Study(["a", "b", "c"], list(range(10)), costs={"a": 1e307, "b": 1e307, "c": 1e307})  # sum fine, x 10 not
+    prices = tmp_path / "p.json"
+    prices.write_text(json.dumps({f"row{i}": 1e308 for i in range(6)}))
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(npz), "--budget-frac", "0.2", "--quiet",
+               "--costs", str(prices), "--json", str(tmp_path / "o.json")])
+    assert rc == 2 and "overflow" in capsys.readouterr().err and not (tmp_path / "o.json").exists()
+
+
+def test_numpy_prices_of_any_float_width_are_prices():
+    from paperlib.costs import read_costs_table
+
+    for kind in (np.float16, np.float32, np.float64, np.int32, np.int64):
+        got = read_costs_table({"a": kind(2), "b": kind(1)}, ["a", "b"])
+        assert got.tolist() == [2.0, 1.0]
+    with pytest.raises(ValueError, match="finite numbers >= 0"):
+        read_costs_table({"a": np.float32("nan"), "b": 1.0}, ["a", "b"])
+    with pytest.raises(ValueError, match="finite numbers >= 0"):
+        read_costs_table({"a": np.bool_(True), "b": 1.0}, ["a", "b"])
+
+
+def test_complex_scores_are_refused_at_load(tmp_path, capsys):
+    p = tmp_path / "c.npz"
+    np.savez(p, scores=np.full((3, 10), 0.5 + 0.0j))
+    rc = main(["simulate", "--method", "ucbe", "--scores", str(p), "--budget-frac", "0.2", "--quiet",
+               "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "complex" in err and "Warning" not in err
+
+
+@pytest.mark.parametrize("method", __import__("paperlib.policies", fromlist=["names"]).names("judge"))
+def test_a_fractional_item_count_is_refused_by_every_judge_policy(method):
+    from paperlib.policies import METHODS
+
+    spec = METHODS[method]
+    kw = {}
+    if spec.needs_variances:
+        kw["variances"] = np.ones(5)
+    if spec.needs_scale:
+        kw["scale"] = (0.0, 4.0)
+    with pytest.raises(ValueError, match="must be an integer"):
+        spec.cls(5.7, 100, **kw)
+    with pytest.raises(ValueError, match="must be an integer"):
+        spec.cls(5, 100, reps=2.5, **kw)
+
+
+def test_a_deadline_the_platform_cannot_time_is_refused(tmp_path, capsys):
+    from paperlib.data.fetch import DeadlineDownloader
+
+    with pytest.raises(ValueError, match="longest wait"):
+        DeadlineDownloader(deadline=1e10)
+    DeadlineDownloader(deadline=1e9)  # within threading.TIMEOUT_MAX
+    rc = main(["data", "fetch", "sysrs_gsm", "--deadline", "1e10", "--dest", str(tmp_path)])
+    assert rc == 2 and "--deadline" in capsys.readouterr().err
+
+
+def test_the_judge_long_run_refusal_gives_a_readable_duration(tmp_path, capsys):
+    pool = tmp_path / "j.npz"
+    np.savez(pool, scores=np.random.default_rng(0).integers(0, 5, (30, 4)).astype(float))
+    rc = main(["judge", "--method", "uniform", "--judgments", str(pool), "--budget", "150000", "--reps", "100",
+               "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "about 2 min" in err and "0.0 h" not in err

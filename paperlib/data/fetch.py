@@ -38,8 +38,9 @@ class DeadlineDownloader:
     nothing partial is left. Written here because pooch has no overall deadline."""
 
     def __init__(self, deadline: float = DEADLINE_S, progressbar: bool = False, timeout: float = CONNECT_TIMEOUT_S):
-        if not deadline > 0:
-            raise ValueError(f"the download deadline must be > 0 s, got {deadline!r}")
+        if not 0 < deadline <= threading.TIMEOUT_MAX:  # the thread's join cannot wait longer (OverflowError)
+            raise ValueError(f"the download deadline must be > 0 s and at most {threading.TIMEOUT_MAX:.3g} s (the "
+                             f"longest wait the platform can time), got {deadline!r}")
         self.deadline, self.progressbar, self.timeout = float(deadline), progressbar, min(timeout, float(deadline))
 
     def __call__(self, url: str, output_file, pooch_obj=None, check_only: bool = False):

@@ -54,6 +54,8 @@ def validate_scores(scores, missing: str = "error") -> tuple[np.ndarray, np.ndar
     arr = np.asarray(scores)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise ScoreMatrixError(f"scores must be numeric, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):  # a cast to float would drop the imaginary part with only a warning
+        raise ScoreMatrixError(f"scores must be real numbers in [0, 1], got complex values (dtype {arr.dtype})")
     if arr.ndim != 2:
         raise ScoreMatrixError(f"scores must be 2-dimensional (models x examples), got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:

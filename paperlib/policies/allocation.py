@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..checks import check_delta
+from ..checks import check_delta, check_scalar
 from ..device import get_device, make_generator
 from ..pickling import KeepsViews
 from .base import BudgetExhaustedError, RequestBook, next_request_id, refuse_complex
@@ -166,11 +166,9 @@ class AllocationPolicy(KeepsViews):
     needs_variances = False  # True: the policy is given the judge's true variances (``variances=``)
 
     def __init__(self, K: int, budget: int, reps: int = 1, seed: int = 0, device=None):
-        if int(K) < 1:
-            raise ValueError(f"K must be >= 1, got {K}")
-        if int(reps) < 1:
-            raise ValueError(f"reps must be >= 1, got {reps}")
-        self.K, self.reps = int(K), int(reps)
+        K = check_scalar(K, "K (items)", int, low=1)  # K = 5.7 is refused, never rounded
+        reps = check_scalar(reps, "reps", int, low=1)
+        self.K, self.reps = K, reps
         self.budget = check_judge_budget(budget, self.K)
         self.device = get_device(device)
         self.gen = make_generator(seed, self.device)
