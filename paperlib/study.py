@@ -233,6 +233,14 @@ class Study(KeepsViews):
         if journal is not None:
             self._storage = JournalStorage.create(journal, self._header)
 
+    def __reduce_ex__(self, protocol):
+        """Pickle the study (views kept: :class:`paperlib.pickling.KeepsViews`); a journaled study is refused: its
+        journal holds a lock of this process, and two copies appending to one file would corrupt it."""
+        if getattr(self, "_storage", None) is not None:
+            raise TypeError("a Study with a journal cannot be pickled (its journal is locked by this process); "
+                            "close() it and rebuild it elsewhere with Study.resume(journal, examples=...)")
+        return super().__reduce_ex__(protocol)
+
     def close(self) -> None:
         """Release the journal's lock (also released when the process ends)."""
         if self._storage is not None:

@@ -198,3 +198,11 @@ def test_a_pickled_study_continues_exactly_in_a_new_process(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, timeout=600)
     there = json.loads(res.read_text())
     assert there == json.loads(json.dumps(here))
+
+
+def test_a_journaled_study_refuses_to_be_pickled(tmp_path):
+    s = Study(MODELS, EXAMPLES, method="ucbe", seed=7, journal=tmp_path / "j.jsonl")
+    step(s, [])
+    with pytest.raises(TypeError, match="journal cannot be pickled.*Study.resume"):
+        pickle.dumps(s)
+    s.close()
