@@ -18,6 +18,10 @@ Clopper-Pearson 95% upper bound on the rate) and, for certifying the best, ``luc
 delta) and T*(mu) kl(delta, 1 - delta) (Gaussian, each model's variance, sampling with replacement), as shares of n m.
 
     PAPERLIB_DATA=... python benchmarks/bench_cheapest.py --reps 20 [--only sysrs_math] [--csv out.csv]
+
+``--per-call`` instead times one call of ``lucb-cheap``'s two allocations (the live search's case: one run, a batch
+of ``--batch-size``) on synthetic matrices from 4 x 300 to 50 x 2,000, so that the lookahead's plan stays within
+1.5x of ``allocation="bounds"`` per call (issue 56); the median of ``--rounds`` alternating rounds.
 """
 
 from __future__ import annotations
@@ -59,6 +63,38 @@ def draw_prices(mu: np.ndarray, seed: int, best_in: str) -> np.ndarray:
     return c
 
 
+def per_call(batch_size: int, rounds: int, steps: int = 300) -> int:
+    """Microseconds per call of lucb-cheap's two allocations, side by side, and their ratio."""
+    import statistics
+
+    import torch
+
+    from paperlib.data import low_rank_logistic
+    from paperlib.policies import make_policy
+
+    print(f"{'n x m':>10s} {'bounds us/call':>15s} {'lookahead us/call':>18s} {'ratio':>6s}")
+    worst = 0.0
+    for n, m in [(4, 300), (12, 1000), (30, 1000), (50, 2000)]:
+        S = torch.tensor(low_rank_logistic(n, m, gap=0.03, seed=n).scores)
+        costs = np.exp(np.random.default_rng(n).uniform(math.log(0.1), math.log(10), n))
+        times = {"bounds": [], "lookahead": []}
+        for _ in range(rounds):
+            for alloc in times:
+                pol = make_policy("lucb-cheap", n, m, n * m, seed=0, device="cpu", costs=costs, epsilon=0.05,
+                                  batch_size=batch_size, allocation=alloc)
+                calls, t = 0, time.perf_counter()
+                for _ in range(steps):
+                    req = pol.ask()
+                    pol.tell(req, req.take(S))
+                    calls += req.size
+                times[alloc].append((time.perf_counter() - t) / calls * 1e6)
+        b, a = statistics.median(times["bounds"]), statistics.median(times["lookahead"])
+        worst = max(worst, a / b)
+        print(f"{n:4d} x {m:<5d} {b:15.1f} {a:18.1f} {a / b:6.2f}", flush=True)
+    print(f"largest ratio {worst:.2f} (goal: at most 1.5)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=20, help="runs of lucb-cheap per price draw")
@@ -73,7 +109,11 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--only", nargs="*", help="matrices (default: the paper race's real matrices)")
     ap.add_argument("--csv", type=Path)
+    ap.add_argument("--per-call", action="store_true", help="time one call of the two allocations instead")
+    ap.add_argument("--rounds", type=int, default=5, help="--per-call: alternating rounds (median)")
     args = ap.parse_args(argv)
+    if args.per_call:
+        return per_call(args.batch_size, args.rounds)
     names = args.only or load_config("paper")["race"]["datasets"]
     log_union = None
     rows = []

@@ -57,7 +57,7 @@ from .lucb import LUCB
 
 
 def _inf_if_nan(x: torch.Tensor) -> torch.Tensor:
-    return torch.where(torch.isnan(x), torch.inf, x)
+    return torch.nan_to_num(x, nan=torch.inf, posinf=torch.inf, neginf=-torch.inf)  # one operation
 
 
 class CheapestGood(LUCB):
@@ -171,17 +171,8 @@ class CheapestGood(LUCB):
         m = float(self.m)
         ratio = (target / half.clamp(min=1e-12)).square()
         need = 1.0 / (1.0 / m + ratio * (1.0 / told.clamp(min=1.0) - 1.0 / m))
-        extra = (need - told).clamp(min=0.0)
-        extra = torch.where(target >= half, torch.zeros_like(extra), extra)
-        return torch.where(target <= 0, torch.full_like(extra, torch.inf), extra)
-
-    def _cost_in(self, x, mu, told, top):
-        """Estimated spend to rule model x (R,) in: its row completed (L_x -> its mean) and every other model's
-        min(U, V) brought down to mean_x + epsilon."""
-        mx = mu.gather(1, x[:, None])
-        extra = self._extra_calls((top - mu).clamp(min=0.0), mx + self.epsilon - mu, told)
-        extra = extra.scatter(1, x[:, None], (self.m - told).gather(1, x[:, None]))
-        return _inf_if_nan(extra * self.price).sum(dim=1)
+        extra = (need - told).clamp_(min=0.0).masked_fill_(target >= half, 0.0)
+        return extra.masked_fill_(target <= 0, torch.inf)
 
     def _plan(self, cand, out, lo, top) -> tuple[torch.Tensor, torch.Tensor]:
         """(rule out, lifter) per repetition, for ``allocation="lookahead"``: whether this step's calls go to ruling the
@@ -193,7 +184,7 @@ class CheapestGood(LUCB):
         lifts one model's lower bound to the highest of their means + epsilon - gamma (the model for which that is
         cheapest; the model with the highest mean may do it with the rest of its row when its estimate is below the
         line but its interval reaches above it, since its estimate wavers around a line that close); ruling model x in
-        is :meth:`_cost_in`. Each plan's spend is estimated from the means so far and the current half-widths
+        its row completed and every other model's min(U, V) brought down to mean_x + epsilon. Each plan's spend is estimated from the means so far and the current half-widths
         (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate ``cand``
         (``out``: :meth:`_ruled_out`).
         The certificate is the same whatever the plan: this decides only where the calls go."""
@@ -207,28 +198,32 @@ class CheapestGood(LUCB):
         k = min(self.PLANS, n)
         targets = torch.where(plausible, rank, rank + n).topk(k, dim=1, largest=False).indices  # (R, k), price order
         valid = plausible.gather(1, targets)
-        rest = _inf_if_nan((self.m - told) * self.price)  # each model's row completed
+        left = self.m - told
+        rest = _inf_if_nan(left * self.price)  # each model's row completed
         half_l = (mu - lo).clamp(min=0.0)
-        best = torch.full((R,), torch.inf, dtype=torch.float64, device=self.device)
-        choice = torch.full((R,), -1, dtype=torch.long, device=self.device)
-        lifter = torch.full((R,), -1, dtype=torch.long, device=self.device)
-        for j in range(k):
-            x = targets[:, j]
-            cheaper = ~out & (rank < rank[x][:, None])  # (R, n): to be ruled out first
-            line = torch.where(cheaper, mu, -torch.inf).amax(dim=1, keepdim=True) + self.epsilon - self.gamma
-            calls = self._extra_calls(half_l, mu - line, told)
-            # the highest mean estimated below the line while its interval reaches above it: its row may get there
-            calls = torch.where(calls.isinf() & (top >= line) & highest, self.m - told, calls)
-            lift = _inf_if_nan(calls * self.price)
-            lift = lift.masked_fill(cheaper, torch.inf)
-            lift_cost, who = lift.min(dim=1)
-            none = ~cheaper.any(dim=1) | (lift_cost == 0)  # nothing to lift, or already lifted
-            lift_cost = torch.where(none, 0.0, lift_cost)
-            cost = (rest * cheaper).sum(dim=1) + lift_cost + self._cost_in(x, mu, told, top)
-            better = valid[:, j] & (cost < best)
-            best = torch.where(better, cost, best)
-            choice = torch.where(better, x, choice)
-            lifter = torch.where(better, torch.where(none, -1, who), lifter)
+        # the k plans at once, on a (R, k, n) grid (a loop over plans made each step several times the dispatches)
+        mu3, told3, top3 = mu[:, None, :], told[:, None, :], top[:, None, :]
+        cheaper = ~out[:, None, :] & (rank[None, None, :] < rank[targets][:, :, None])  # to be ruled out first
+        line = torch.where(cheaper, mu3, -torch.inf).amax(dim=2, keepdim=True).add_(self.epsilon - self.gamma)
+        # both estimates of extra calls in one pass ([0]: lifting a lower bound to the line; [1]: ruling target x in,
+        # every other model's min(U, V) brought down to mean_x + epsilon)
+        mx = mu.gather(1, targets)[:, :, None]
+        both = self._extra_calls(torch.stack([half_l, (top - mu).clamp_(min=0.0)])[:, :, None, :],
+                                 torch.stack([mu3 - line, (mx + self.epsilon) - mu3]), told3)
+        calls, extra = both[0], both[1]
+        # the highest mean estimated below the line while its interval reaches above it: its row may get there
+        calls = torch.where(calls.isinf() & (top3 >= line) & highest[:, None, :], left[:, None, :], calls)
+        lift = _inf_if_nan(calls * self.price).masked_fill(cheaper, torch.inf)
+        lift_cost, who = lift.min(dim=2)
+        none = ~cheaper.any(dim=2) | (lift_cost == 0)  # nothing to lift, or already lifted
+        lift_cost = lift_cost.masked_fill_(none, 0.0)
+        extra = extra.scatter(2, targets[:, :, None], left.gather(1, targets)[:, :, None])
+        cost_in = _inf_if_nan(extra * self.price).sum(dim=2)
+        cost = (rest[:, None, :] * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(~valid, torch.inf)
+        best, j = cost.min(dim=1, keepdim=True)  # the first of the cheapest plans, as the loop over plans took it
+        lost = best[:, 0] == torch.inf
+        choice = targets.gather(1, j)[:, 0].masked_fill_(lost, -1)
+        lifter = who.gather(1, j)[:, 0].masked_fill_(none.gather(1, j)[:, 0] | lost, -1)
         return (choice >= 0) & (choice != cand), lifter
 
     def _rule_units(self, units, q, k):
