@@ -336,3 +336,36 @@ def theorem2_rows(runs, cfg: dict) -> list[dict]:
                         bound=theorem2_bound(inst.test.means, n_q, T_, 1.0, n_q**2 / 4),
                         bound_amax=theorem2_bound(inst.test.means, n_q, T_, a_max, n_q**2 / 4)))
     return out
+
+
+def printed_rule_lambda(predictions: str = "uninformative", bias: float = 0.0, warmup_residual: bool = True,
+                        p: float = 0.6, m: int = 1000, B: int = 64, steps: int = 7, reps: int = 5000,
+                        seed: int = 0) -> float:
+    """Mean lambda of Step 3's printed rule (Eq. 27) alone, re-derived here without the bandit or the authors' code:
+    one model of ``m`` examples with 0/1 scores of mean ``p``, a warm-up batch of ``B`` then ``steps`` batches of B
+    drawn without replacement, lambda_t = clip(1 - (sum_U S_hat) Z_bar / (|U| sum_U S_hat^2), 0, 1) from the mean
+    Z_bar of the past residuals Z = (sum_B S - lambda sum_B S_hat) |U| / B, averaged over steps and ``reps`` runs.
+
+    ``predictions``: ``"uninformative"`` (S_hat = p + bias + U(-0.2, 0.2), independent of the scores; calibrated at
+    bias 0) or ``"informative"`` (S_hat = 0.15 + 0.7 S + bias + U(-0.1, 0.1)). ``warmup_residual``: Z_bar starts with
+    the warm-up batch's residual (lambda = 0, the paper's A_i(t-1) read literally), else empty (lambda = 1 at the
+    first step, whose Z_bar is 0). Vectorised over runs; a loop over the few steps.
+    """
+    if predictions not in ("uninformative", "informative"):
+        raise ValueError(f"predictions must be 'uninformative' or 'informative', got {predictions!r}")
+    rng = np.random.default_rng(seed)
+    S = (rng.random((reps, m)) < p).astype(float)  # each run's examples in the order they are drawn
+    noise = rng.uniform(-1.0, 1.0, (reps, m))
+    Q = p + 0.2 * noise if predictions == "uninformative" else 0.15 + 0.7 * S + 0.1 * noise
+    Q = np.clip(Q + bias, 0.0, 1.0)
+    z_sum = S[:, :B].sum(1) * m / B if warmup_residual else np.zeros(reps)
+    z_n = np.full(reps, 1.0 if warmup_residual else 0.0)
+    total = []
+    for t in range(1, steps + 1):
+        lo, hi, left = B * t, B * (t + 1), m - B * t
+        z_bar = z_sum / np.maximum(z_n, 1.0)
+        lam = np.clip(1.0 - Q[:, lo:].sum(1) * z_bar / (left * np.square(Q[:, lo:]).sum(1)), 0.0, 1.0)
+        z_sum += (S[:, lo:hi].sum(1) - lam * Q[:, lo:hi].sum(1)) * left / B
+        z_n += 1.0
+        total.append(lam.mean())
+    return float(np.mean(total))
