@@ -565,8 +565,11 @@ def cmd_search(args) -> int:
         costs = load_costs(args.costs)
         prices = read_costs_table(costs, models, where=f"--costs {args.costs}")  # every model priced, before any call
         check_spend_finite(prices, len(examples), where=f"--costs {args.costs}")
+    from .study import check_objective, journal_costs, journal_method
+
+    if costs is None and Path(journal).exists():  # a resume without --costs keeps the journal's prices
+        costs = journal_costs(journal)
     method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective)
-    from .study import check_objective, journal_method
 
     resumed = journal_method(journal) if args.method == "auto" and args.objective == "best" else None
     if resumed is not None and resumed not in (method, "lucb-cheap"):  # (another objective: the resume says so)

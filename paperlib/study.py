@@ -660,6 +660,18 @@ def journal_meta(path) -> dict:
     return {} if seen is None else seen[1]
 
 
+def journal_costs(path) -> dict | None:
+    """The prices a journal was recorded with, as ``{model: price}``, or None (no journal, no prices, or a journal
+    the resume will report as damaged): a resume without prices keeps the journal's (docs/usage.md)."""
+    seen = peek(path)
+    header = None if seen is None else seen[0]
+    if not isinstance(header, dict) or not isinstance(header.get("costs"), list) or not isinstance(header.get("models"), list):
+        return None
+    if len(header["costs"]) != len(header["models"]):
+        return None
+    return dict(zip(header["models"], header["costs"], strict=True))
+
+
 def journal_method(path) -> str | None:
     """The method a journal was recorded with, or None (no journal, or one the resume will report as damaged)."""
     seen = peek(path)

@@ -318,3 +318,25 @@ def test_lookahead_may_lift_with_the_whole_row_of_the_highest_mean():
     assert int(cand[0]) == 1
     out, lifter = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper())
     assert bool(out[0]) and int(lifter[0]) == 0
+
+
+def test_a_cheapest_search_resumed_without_costs_keeps_the_journals_prices(tmp_path):
+    """docs/usage.md: a resume without --costs keeps the journal's prices; a cheapest-objective search resumed so was
+    refused (issue 56)."""
+    import json
+    import sys
+
+    from paperlib.cli import main
+
+    (tmp_path / "m.txt").write_text("a\nb\nc\n")
+    (tmp_path / "e.txt").write_text("".join(f'{{"id": {i}}}\n' for i in range(40)))
+    (tmp_path / "s.py").write_text("import json, sys\nd = json.loads(sys.stdin.read())\n"
+                                   "print({'a': 1, 'b': d['example']['id'] % 2, 'c': 0}[d['model']])\n")
+    (tmp_path / "p.json").write_text(json.dumps({"a": 1.0, "b": 0.5, "c": 0.2}))
+    common = ["search", "--models", str(tmp_path / "m.txt"), "--examples", str(tmp_path / "e.txt"), "--scorer",
+              f"{sys.executable} {tmp_path / 's.py'}", "--objective", "cheapest", "--epsilon", "0.2", "--quiet",
+              "--journal", str(tmp_path / "j.jsonl")]
+    assert main(common + ["--costs", str(tmp_path / "p.json"), "--budget", "12", "--json", str(tmp_path / "r1.json")]) == 0
+    assert main(common + ["--budget", "24", "--json", str(tmp_path / "r2.json")]) == 0
+    first, second = (json.loads((tmp_path / f"r{i}.json").read_text()) for i in (1, 2))
+    assert second["calls"] == 24 and second["spend"] > first["spend"] > 0
