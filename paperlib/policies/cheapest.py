@@ -119,6 +119,7 @@ class CheapestGood(LUCB):
                                         dtype=torch.long, device=self.device)
         self.price_rank = torch.empty_like(self.by_price)  # each model's place in by_price
         self.price_rank[self.by_price] = torch.arange(self.n, device=self.device)
+        self._rank_past = self.price_rank + self.n  # a ruled-out model's key in the plan's price order
 
     # ------------------------------------------------------------------------------------------ the certificate
 
@@ -196,10 +197,10 @@ class CheapestGood(LUCB):
         highest = mu == mu_top
         plausible = ~out & (mu >= mu_top - self.epsilon)
         k = min(self.PLANS, n)
-        targets = torch.where(plausible, rank, rank + n).topk(k, dim=1, largest=False).indices  # (R, k), price order
+        targets = torch.where(plausible, rank, self._rank_past).topk(k, dim=1, largest=False).indices  # (R, k), by price
         valid = plausible.gather(1, targets)
         left = self.m - told
-        rest = _inf_if_nan(left * self.price)  # each model's row completed
+        rest = left * self.price  # each model's row completed (finite: prices are checked finite)
         half_l = (mu - lo).clamp(min=0.0)
         # the k plans at once, on a (R, k, n) grid (a loop over plans made each step several times the dispatches)
         mu3, told3, top3 = mu[:, None, :], told[:, None, :], top[:, None, :]
@@ -222,9 +223,9 @@ class CheapestGood(LUCB):
         cost = (rest[:, None, :] * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(~valid, torch.inf)
         best, j = cost.min(dim=1, keepdim=True)  # the first of the cheapest plans, as the loop over plans took it
         lost = best[:, 0] == torch.inf
-        choice = targets.gather(1, j)[:, 0].masked_fill_(lost, -1)
+        choice = targets.gather(1, j)[:, 0]
         lifter = who.gather(1, j)[:, 0].masked_fill_(none.gather(1, j)[:, 0] | lost, -1)
-        return (choice >= 0) & (choice != cand), lifter
+        return (choice != cand).logical_and_(lost.logical_not_()), lifter
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()
