@@ -72,7 +72,7 @@ def per_call(batch_size: int, rounds: int, steps: int = 300) -> int:
     from paperlib.data import low_rank_logistic
     from paperlib.policies import make_policy
 
-    print(f"{'n x m':>10s} {'bounds us/call':>15s} {'lookahead us/call':>18s} {'ratio':>6s}")
+    print(f"{'n x m':>10s} {'bounds us/call':>15s} {'lookahead us/call':>18s} {'ratio':>6s} {'best/best':>9s}")
     worst = 0.0
     for n, m in [(4, 300), (12, 1000), (30, 1000), (50, 2000)]:
         S = torch.tensor(low_rank_logistic(n, m, gap=0.03, seed=n).scores)
@@ -89,9 +89,10 @@ def per_call(batch_size: int, rounds: int, steps: int = 300) -> int:
                     calls += req.size
                 times[alloc].append((time.perf_counter() - t) / calls * 1e6)
         b, a = statistics.median(times["bounds"]), statistics.median(times["lookahead"])
+        best = min(times["lookahead"]) / min(times["bounds"])  # other tenants only ever add time
         worst = max(worst, a / b)
-        print(f"{n:4d} x {m:<5d} {b:15.1f} {a:18.1f} {a / b:6.2f}", flush=True)
-    print(f"largest ratio {worst:.2f} (goal: at most 1.5)")
+        print(f"{n:4d} x {m:<5d} {b:15.1f} {a:18.1f} {a / b:6.2f} {best:9.2f}", flush=True)
+    print(f"largest ratio of medians {worst:.2f} (goal: at most 1.5)")
     return 0
 
 

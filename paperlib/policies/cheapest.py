@@ -120,6 +120,7 @@ class CheapestGood(LUCB):
         self.price_rank = torch.empty_like(self.by_price)  # each model's place in by_price
         self.price_rank[self.by_price] = torch.arange(self.n, device=self.device)
         self._rank_past = self.price_rank + self.n  # a ruled-out model's key in the plan's price order
+        self._rank_row = self.price_rank.view(1, 1, -1)  # the same, as the plans' (R, k, n) grid reads it
 
     # ------------------------------------------------------------------------------------------ the certificate
 
@@ -195,7 +196,8 @@ class CheapestGood(LUCB):
         rank = self.price_rank
         mu_top = mu.amax(dim=1, keepdim=True)
         highest = mu == mu_top
-        plausible = ~out & (mu >= mu_top - self.epsilon)
+        kept = ~out
+        plausible = kept & (mu >= mu_top - self.epsilon)
         k = min(self.PLANS, n)
         targets = torch.where(plausible, rank, self._rank_past).topk(k, dim=1, largest=False).indices  # (R, k), by price
         valid = plausible.gather(1, targets)
@@ -204,28 +206,28 @@ class CheapestGood(LUCB):
         half_l = (mu - lo).clamp(min=0.0)
         # the k plans at once, on a (R, k, n) grid (a loop over plans made each step several times the dispatches)
         mu3, told3, top3 = mu[:, None, :], told[:, None, :], top[:, None, :]
-        cheaper = ~out[:, None, :] & (rank[None, None, :] < rank[targets][:, :, None])  # to be ruled out first
+        t3 = targets[:, :, None]
+        cheaper = kept[:, None, :] & (self._rank_row < rank[t3])  # to be ruled out first
         line = torch.where(cheaper, mu3, -torch.inf).amax(dim=2, keepdim=True).add_(self.epsilon - self.gamma)
         # both estimates of extra calls in one pass ([0]: lifting a lower bound to the line; [1]: ruling target x in,
         # every other model's min(U, V) brought down to mean_x + epsilon)
         mx = mu.gather(1, targets)[:, :, None]
         both = self._extra_calls(torch.stack([half_l, (top - mu).clamp_(min=0.0)])[:, :, None, :],
                                  torch.stack([mu3 - line, (mx + self.epsilon) - mu3]), told3)
-        calls, extra = both[0], both[1]
+        calls, extra = both.unbind(0)
         # the highest mean estimated below the line while its interval reaches above it: its row may get there
         calls = torch.where(calls.isinf() & (top3 >= line) & highest[:, None, :], left[:, None, :], calls)
         lift = _inf_if_nan(calls * self.price).masked_fill(cheaper, torch.inf)
         lift_cost, who = lift.min(dim=2)
         none = ~cheaper.any(dim=2) | (lift_cost == 0)  # nothing to lift, or already lifted
         lift_cost = lift_cost.masked_fill_(none, 0.0)
-        extra = extra.scatter(2, targets[:, :, None], left.gather(1, targets)[:, :, None])
+        extra = extra.scatter(2, t3, left.gather(1, targets)[:, :, None])
         cost_in = _inf_if_nan(extra * self.price).sum(dim=2)
         cost = (rest[:, None, :] * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(~valid, torch.inf)
         best, j = cost.min(dim=1, keepdim=True)  # the first of the cheapest plans, as the loop over plans took it
-        lost = best[:, 0] == torch.inf
-        choice = targets.gather(1, j)[:, 0]
-        lifter = who.gather(1, j)[:, 0].masked_fill_(none.gather(1, j)[:, 0] | lost, -1)
-        return (choice != cand).logical_and_(lost.logical_not_()), lifter
+        lost = best == torch.inf  # (R, 1): no plan reaches a certificate
+        lifter = who.gather(1, j).masked_fill_(none.gather(1, j) | lost, -1).view(-1)
+        return (targets.gather(1, j) != cand[:, None]).logical_and_(lost.logical_not_()).view(-1), lifter
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()
