@@ -25,7 +25,7 @@ import pytest
 from scipy import stats
 
 from paperlib.data import low_rank_logistic
-from paperlib.policies import JUDGE, MATRIX, METHODS, names
+from paperlib.policies import JUDGE, MATRIX, METHODS, names, parse
 from paperlib.simulate import run_judge, simulate, synthetic_judge
 from paperlib.simulate.seeds import run_seeds
 
@@ -44,6 +44,7 @@ def _matrix():
 
 
 def _params(method):
+    method = parse(method)[0]  # a variant id takes its method's settings
     if method in PULSE_FAMILY:
         v = {} if not METHODS[method].needs_factors else {"v": np.random.default_rng(0).normal(size=(M, 2)),
                                                            "refit_every": 3}
@@ -97,7 +98,13 @@ def matrix_pvalue(method, mat, R=R, **extra):
 SLOW_STEPS = ("lucb", "lucb-pd", "lucb-cheap", "ucbe-lrf", "ucbe-lrf-score-only", "auto")
 
 
-@pytest.mark.parametrize("method", [m for m in names(MATRIX) if m not in SLOW_STEPS])
+#: variants whose batches or draws take another path: the paper-literal PULSE, the rejection sampler to the end of a
+#: row, UCB-E's pending-count batches
+VARIANTS = ("pulse:convention=paper", "pulse:sampler=rejection", "naive-pooling:convention=paper",
+            "ucbe:batch_mode=pending")
+
+
+@pytest.mark.parametrize("method", [m for m in names(MATRIX) if m not in SLOW_STEPS] + list(VARIANTS))
 def test_a_batched_repetition_is_a_run_of_its_own(method):
     adj, worst = matrix_pvalue(method, _matrix())
     assert adj > ALPHA, f"{method}: the batched repetitions are not independent runs (adjusted p={adj:.2g}; {worst})"
@@ -118,7 +125,7 @@ def test_one_repetition_is_the_run(method):
 JUDGE_BUDGETS = [48, 96, 192]
 
 
-@pytest.mark.parametrize("method", names(JUDGE))
+@pytest.mark.parametrize("method", names(JUDGE) + ["robin-hood:ucb=delta"])
 def test_a_batched_judge_repetition_is_a_run_of_its_own(method):
     judge = synthetic_judge("discrete", K=12, seed=2, device="cpu")
     batched = run_judge(method, judge, JUDGE_BUDGETS, reps=R, seed=SEED, device="cpu")
