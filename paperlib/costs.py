@@ -34,12 +34,12 @@ def _sum_is_finite(values, times: int = 1) -> bool:
         return False
 
 
-def check_spend_finite(prices, examples: int, where: str = "costs") -> None:
-    """Refuse prices whose full spend (every model on every one of ``examples`` examples) overflows a float: the
-    spend of a run would print as infinite and be written as null."""
+def _check_spend_finite(prices, examples: int, where: str) -> None:
+    """Refuse prices whose full spend (every model on every one of ``examples`` examples; their sum alone when
+    ``examples`` is 1) overflows a float: the spend of a run would print as infinite and be written as null."""
     if not _sum_is_finite(prices, int(examples)):
-        raise CostError(f"{where}: evaluating every model on the {examples} examples would cost more than the largest "
-                        f"float ({sys.float_info.max:.3g}); give the prices in a larger unit")
+        raise CostError(f"{where}: evaluating every model on the {examples} example(s) would cost more than the largest "
+                        f"float ({sys.float_info.max:.3g}): the spend overflows; give the prices in a larger unit")
 
 
 def check_cost(value, what: str = "cost") -> float:
@@ -49,8 +49,9 @@ def check_cost(value, what: str = "cost") -> float:
     return float(value)
 
 
-def check_costs(costs, n: int) -> np.ndarray:
-    """``costs`` as a float64 array of n finite, non-negative prices (one per row), or :class:`CostError`."""
+def check_costs(costs, n: int, examples: int = 1) -> np.ndarray:
+    """``costs`` as a float64 array of n finite, non-negative prices (one per row) whose spend on ``examples``
+    examples per model is a finite float, or :class:`CostError`."""
     try:
         arr = np.asarray(costs, dtype=np.float64)
     except (TypeError, ValueError) as e:
@@ -60,13 +61,13 @@ def check_costs(costs, n: int) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         raise CostError(f"costs must be finite and >= 0; rows {bad[:10].tolist()} are {arr[bad[:10]].tolist()}")
-    if not _sum_is_finite(arr.tolist()):
-        raise CostError("costs: their sum overflows a float; give the prices in a larger unit")
+    _check_spend_finite(arr.tolist(), examples, "costs")
     return arr
 
 
-def read_costs_table(table, ids, where: str = "costs") -> np.ndarray:
-    """The prices of the models ``ids`` (in that order) from a mapping ``{model id: price per call}``."""
+def read_costs_table(table, ids, where: str = "costs", examples: int = 1) -> np.ndarray:
+    """The prices of the models ``ids`` (in that order) from a mapping ``{model id: price per call}``, refused when
+    their spend on ``examples`` examples per model overflows a float."""
     if not isinstance(table, dict):
         raise CostError(f"{where} must hold one object {{model: price per call}}, got {type(table).__name__}")
     ids = [str(i) for i in ids]
@@ -78,8 +79,7 @@ def read_costs_table(table, ids, where: str = "costs") -> np.ndarray:
     if wrong:
         raise CostError(f"{where}: prices must be finite numbers >= 0; it has {', '.join(wrong[:10])}")
     out = np.array([float(table[i]) for i in ids], dtype=np.float64)
-    if not _sum_is_finite(out.tolist()):
-        raise CostError(f"{where}: the prices' sum overflows a float; give the prices in a larger unit")
+    _check_spend_finite(out.tolist(), examples, where)
     return out
 
 

@@ -174,10 +174,9 @@ class Study(KeepsViews):
         budget = n * m if budget is None else budget
         self.costs = None
         if costs is not None:
-            from .costs import check_spend_finite, read_costs_table
+            from .costs import read_costs_table
 
-            self.costs = read_costs_table(costs, models).tolist()
-            check_spend_finite(self.costs, len(examples))
+            self.costs = read_costs_table(costs, models, examples=len(examples)).tolist()
         if objective == "cheapest":
             # the rule's top_share and allocation are recorded even at their defaults, so that a later default cannot
             # change a resumed run (a journal recorded before one existed has none: it resumes with the rule it was run

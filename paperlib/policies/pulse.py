@@ -515,7 +515,7 @@ class PULSE(Policy):
         k0 = rows.shape[1]
         sl = slice(self._obs_len, self._obs_len + k0)
         self.obs_rows[:, sl], self.obs_cols[:, sl], self.obs_vals[:, sl] = rows, cols, scores
-        valid = self._valid if self.spent else None
+        valid = self._valid  # None at the warm-up
         if valid is not None and self._obs_ok is None:
             self._obs_ok = torch.ones(self.reps, self.budget, dtype=torch.bool, device=self.device)
         if self._obs_ok is not None:

@@ -19,7 +19,7 @@ import torch
 
 from ..checks import check_delta, check_scalar
 from ..confseq import WoRMeanCS, certify
-from ..costs import check_costs, check_spend_finite
+from ..costs import check_costs
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
 from ..policies import METHODS, make_policy, parse, resolved_params
@@ -217,8 +217,7 @@ def simulate(
     """
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
     if costs is not None:
-        costs = check_costs(costs, matrix.shape[0])
-        check_spend_finite(costs, matrix.shape[1])
+        costs = check_costs(costs, matrix.shape[0], examples=matrix.shape[1])
     if delta is not None:
         delta = check_delta(delta)
     if stop not in ("budget", "certified"):
