@@ -83,7 +83,7 @@ def per_call(batch_size: int, rounds: int, steps: int = 300) -> int:
                 pol = make_policy("lucb-cheap", n, m, n * m, seed=0, device="cpu", costs=costs, epsilon=0.05,
                                   batch_size=batch_size, allocation=alloc)
                 calls, t = 0, time.perf_counter()
-                for _ in range(steps):
+                for _ in range(min(steps, n * m // batch_size - 1)):  # never past the budget
                     req = pol.ask()
                     pol.tell(req, req.take(S))
                     calls += req.size

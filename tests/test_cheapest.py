@@ -293,7 +293,7 @@ def test_lookahead_rules_out_a_candidate_that_cannot_be_ruled_in_and_not_one_tha
     _set_means(p, [0.80, 0.68, 0.79])
     cand = p._candidate()[0]
     assert int(cand[0]) == 1
-    out, _ = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper())
+    out, _ = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper(), p.cs.lower.argmax(dim=1))
     assert bool(out[0])
     # model 1 at 0.78: ruled in once its own row is done (0.78 + 0.1 above every upper bound); ruling it out would need
     # some lower bound at 0.78 + 0.05 = 0.83, above every mean: infinite
@@ -301,7 +301,7 @@ def test_lookahead_rules_out_a_candidate_that_cannot_be_ruled_in_and_not_one_tha
     _set_means(p, [0.80, 0.78, 0.79])
     cand = p._candidate()[0]
     assert int(cand[0]) == 1
-    out, _ = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper())
+    out, _ = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper(), p.cs.lower.argmax(dim=1))
     assert not bool(out[0])
 
 
@@ -316,7 +316,7 @@ def test_lookahead_may_lift_with_the_whole_row_of_the_highest_mean():
     _set_means(p, [0.805, 0.76, 0.80, 0.79])
     cand = p._candidate()[0]
     assert int(cand[0]) == 1
-    out, lifter = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper())
+    out, lifter = p._plan(cand, p._ruled_out(), p.cs.lower, p._top_upper(), p.cs.lower.argmax(dim=1))
     assert bool(out[0]) and int(lifter[0]) == 0
 
 

@@ -39,7 +39,7 @@ the model whose lower bound is cheapest to lift to the candidate's mean + epsilo
 model keep theirs). The certificate, and so the guarantee, is the same under either allocation. Measured in
 benchmarks/RESULTS.md (2026-11-27), 72 price draws on 18 matrices: 33 draws more than 2% cheaper (up to 44%), 4 dearer
 (sysrs_musr's dearer draw by 18%: a knife-edge answer lost, traced there), every draw at most 0.285 of full
-evaluation (was 0.329); the simulation costs about 1.6x the time.
+evaluation (was 0.329). A call costs 1.3-1.5x one of ``"bounds"`` (one run, batch 1; 1.25x at batch 8).
 
 Every model's first example comes first (the warm-up of :class:`paperlib.policies.lucb.LUCB`). Each model's
 examples are drawn uniformly without replacement (the sequences need it). Written by hand: no library certifies an
@@ -120,7 +120,6 @@ class CheapestGood(LUCB):
         self.price_rank = torch.empty_like(self.by_price)  # each model's place in by_price
         self.price_rank[self.by_price] = torch.arange(self.n, device=self.device)
         self._rank_past = self.price_rank + self.n  # a ruled-out model's key in the plan's price order
-        self._rank_row = self.price_rank.view(1, 1, -1)  # the same, as the plans' (R, k, n) grid reads it
 
     # ------------------------------------------------------------------------------------------ the certificate
 
@@ -171,14 +170,16 @@ class CheapestGood(LUCB):
         sqrt(1 / N - 1 / m) (a mean of draws without replacement); inf where ``target <= 0`` (the point estimate is
         already past the line), 0 where the bound is there."""
         m = float(self.m)
-        ratio = (target / half.clamp(min=1e-12)).square()
-        need = 1.0 / (1.0 / m + ratio * (1.0 / told.clamp(min=1.0) - 1.0 / m))
-        extra = (need - told).clamp_(min=0.0).masked_fill_(target >= half, 0.0)
+        ratio = (target / half.clamp(min=1e-12)).square_()
+        need = ratio.mul_(told.clamp(min=1.0).reciprocal_().sub_(1.0 / m)).add_(1.0 / m).reciprocal_()
+        extra = need.sub_(told).clamp_(min=0.0).masked_fill_(target >= half, 0.0)
         return extra.masked_fill_(target <= 0, torch.inf)
 
-    def _plan(self, cand, out, lo, top) -> tuple[torch.Tensor, torch.Tensor]:
+    @torch.inference_mode()  # a pure function of the state: no autograd bookkeeping (a fifth of its time on a CPU)
+    def _plan(self, cand, out, lo, top, lead) -> tuple[torch.Tensor, torch.Tensor]:
         """(rule out, lifter) per repetition, for ``allocation="lookahead"``: whether this step's calls go to ruling the
-        candidate out rather than in, and which model's lower bound is to rise for it (-1: none needs to).
+        candidate out rather than in, and which model's lower bound is to rise for it (``lead``, the model with the
+        highest lower bound, where none needs to; meaningless where the candidate is not to be ruled out).
 
         The plans: rule in one of the first :attr:`PLANS` models, in price order, that are not ruled out and whose
         mean so far is within epsilon of the highest (the targets), after ruling out every model not yet ruled out
@@ -190,53 +191,48 @@ class CheapestGood(LUCB):
         (:meth:`_extra_calls`); the rule out is chosen when the cheapest plan's target is not the candidate ``cand``
         (``out``: :meth:`_ruled_out`).
         The certificate is the same whatever the plan: this decides only where the calls go."""
-        mu = self.estimate()
-        told = self.counts.to(torch.float64)
-        R, n = mu.shape
-        rank = self.price_rank
-        mu_top = mu.amax(dim=1, keepdim=True)
-        highest = mu == mu_top
+        mu = self._told_means()
+        told = self.counts  # (long: every use below is exact in float64)
+        n = mu.shape[1]
+        mu_top = mu.amax(dim=1, keepdim=True)  # NaN while a model is untold (asked ahead): no plan is then valid
         kept = ~out
         plausible = kept & (mu >= mu_top - self.epsilon)
-        k = min(self.PLANS, n)
-        targets = torch.where(plausible, rank, self._rank_past).topk(k, dim=1, largest=False).indices  # (R, k), by price
-        valid = plausible.gather(1, targets)
-        left = self.m - told
+        # the targets' price ranks (n or more: not a plan), and the plans at once on a (k, R, n) grid into which the
+        # (R, n) state broadcasts as it is (a loop over plans made each step several times the dispatches)
+        rank_t = torch.where(plausible, self.price_rank, self._rank_past).t().topk(min(self.PLANS, n), dim=0,
+                                                                                  largest=False).values  # (k, R)
+        key = rank_t[:, :, None]
+        is_target = self.price_rank == key  # (price ranks are a permutation)
+        cheaper = kept & (self.price_rank < key)  # to be ruled out first: non-empty exactly when the target is not
+        left = self.m - told  # the candidate (the cheapest model not ruled out)
         rest = left * self.price  # each model's row completed (finite: prices are checked finite)
-        half_l = (mu - lo).clamp(min=0.0)
-        # the k plans at once, on a (R, k, n) grid (a loop over plans made each step several times the dispatches)
-        mu3, told3, top3 = mu[:, None, :], told[:, None, :], top[:, None, :]
-        t3 = targets[:, :, None]
-        cheaper = kept[:, None, :] & (self._rank_row < rank[t3])  # to be ruled out first
-        line = torch.where(cheaper, mu3, -torch.inf).amax(dim=2, keepdim=True).add_(self.epsilon - self.gamma)
+        line = mu.masked_fill(~cheaper, -torch.inf).amax(dim=2, keepdim=True).add_(self.epsilon - self.gamma)
+        mx = (mu * is_target).sum(dim=2, keepdim=True)  # the target's mean (NaN anywhere: no plan is valid)
         # both estimates of extra calls in one pass ([0]: lifting a lower bound to the line; [1]: ruling target x in,
-        # every other model's min(U, V) brought down to mean_x + epsilon)
-        mx = mu.gather(1, targets)[:, :, None]
-        both = self._extra_calls(torch.stack([half_l, (top - mu).clamp_(min=0.0)])[:, :, None, :],
-                                 torch.stack([mu3 - line, (mx + self.epsilon) - mu3]), told3)
-        calls, extra = both.unbind(0)
+        # every other model's min(U, V) brought down to mean_x + epsilon), priced
+        half = torch.stack([mu - lo, top - mu]).clamp_(min=0.0)  # (2, R, n) against the (k, 2, R, n) targets
+        spend = _inf_if_nan(self._extra_calls(half, torch.stack([mu - line, (mx + self.epsilon) - mu], dim=1), told)
+                            .mul_(self.price))
+        lift, spend_in = spend.unbind(1)
         # the highest mean estimated below the line while its interval reaches above it: its row may get there
-        calls = torch.where(calls.isinf() & (top3 >= line) & highest[:, None, :], left[:, None, :], calls)
-        lift = _inf_if_nan(calls * self.price).masked_fill(cheaper, torch.inf)
-        lift_cost, who = lift.min(dim=2)
-        none = ~cheaper.any(dim=2) | (lift_cost == 0)  # nothing to lift, or already lifted
-        lift_cost = lift_cost.masked_fill_(none, 0.0)
-        extra = extra.scatter(2, t3, left.gather(1, targets)[:, :, None])
-        cost_in = _inf_if_nan(extra * self.price).sum(dim=2)
-        cost = (rest[:, None, :] * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(~valid, torch.inf)
-        best, j = cost.min(dim=1, keepdim=True)  # the first of the cheapest plans, as the loop over plans took it
-        lost = best == torch.inf  # (R, 1): no plan reaches a certificate
-        lifter = who.gather(1, j).masked_fill_(none.gather(1, j) | lost, -1).view(-1)
-        return (targets.gather(1, j) != cand[:, None]).logical_and_(lost.logical_not_()).view(-1), lifter
+        lift = torch.where(lift.isinf() & (top >= line) & (mu == mu_top), rest, lift).masked_fill_(cheaper, torch.inf)
+        lift_cost, who = lift.min(dim=2)  # 0 where nothing is to be lifted (no cheaper model: the line is -inf)
+        cost_in = torch.where(is_target, rest, spend_in).sum(dim=2)  # the target's own row completed
+        cost = (rest * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(rank_t >= n, torch.inf)
+        best, j = cost.min(dim=0, keepdim=True)  # (1, R): the first of the cheapest plans, as the loop took it
+        lifter = torch.where(lift_cost == 0, lead, who).gather(0, j).view(-1)
+        return cheaper.any(dim=2).gather(0, j).logical_and_(best < torch.inf).view(-1), lifter  # (inf: no plan reaches
+        # a certificate)
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()
         out = self._ruled_out()
         cand, _ = self._candidate(out)
-        crit = torch.stack([cand, top.argmax(dim=1), lo.argmax(dim=1)], dim=1)  # (R, 3), may repeat
+        lead, up = lo.argmax(dim=1), top.argmax(dim=1)
         if self.allocation == "lookahead":  # rule the candidate out: its own row and the leader's lower bound
-            rule_out, lifter = self._plan(cand, out, lo, top)
-            crit[:, 1] = torch.where(rule_out, torch.where(lifter >= 0, lifter, crit[:, 2]), crit[:, 1])
+            rule_out, lifter = self._plan(cand, out, lo, top, lead)
+            up = torch.where(rule_out, lifter, up)
+        crit = torch.stack([cand, up, lead], dim=1)  # (R, 3), may repeat
         room = (self.m - self.asked_rows).gather(1, crit)
         own = hi - lo  # the candidate's and L*'s widths; the U* model's is that of min(U, V)
         width = torch.stack([own, top - lo, own], dim=1).gather(2, crit[:, :, None])[:, :, 0]

@@ -90,15 +90,20 @@ class _LUCBBase(Policy):
     def estimate(self) -> torch.Tensor:
         return torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1), torch.nan)
 
+    def _told_means(self) -> torch.Tensor:
+        """:meth:`estimate`, one division once every model is told in every repetition (that stays true)."""
+        if not self._all_told:
+            self._all_told = bool((self.counts > 0).all())
+        return self.sums / self.counts if self._all_told else self.estimate()
+
     def leader(self) -> torch.Tensor:
         """The model with the highest mean, ties to the one seen on more examples, then the first: deterministic,
         so that looking at the leader (or the certificate) draws nothing and a journal replays the same run.
         Kept until the next scores are told (a step asks for it twice: its rule, then the certificate)."""
         if self._leader_at is not None and self._leader_at[0] == self.spent:
             return self._leader_at[1]
-        if not self._all_told:  # every model told in every repetition: stays true (then the means need no mask)
-            self._all_told = bool((self.counts > 0).all())
-        est = self.sums / self.counts if self._all_told else torch.nan_to_num(self.estimate(), nan=-torch.inf)
+        est = self._told_means()
+        est = est if self._all_told else torch.nan_to_num(est, nan=-torch.inf)
         top = est == est.max(dim=1, keepdim=True).values
         lead = torch.where(top, self.counts, -1).argmax(dim=1)
         self._leader_at = (self.spent, lead)
