@@ -17,10 +17,23 @@ Z95 = 1.96
 
 
 class Verdict(StrEnum):
-    """The verdict of a ledger row; a ``str``, so rows and CSV cells hold the plain word."""
+    """The verdict of a ledger row; a ``str``, so rows and CSV cells hold the plain word.
+
+    * ``holds``: the row's test could have failed and did not; every part of the statement is shown.
+    * ``fails``: the row's own rule says the statement does not hold, and the evidence names what excludes our own
+      error (the authors' code on the same data, an exact computation or an independent re-derivation).
+    * ``not reproduced``: the row's own rule says the statement does not hold in our run, but nothing yet excludes
+      our own error (implementation, inferred settings, other matrices); the row names that as the open question.
+      Counted apart from ``fails`` and from ``inconclusive`` everywhere.
+    * ``partly``: some parts or cases hold and others fail.
+    * ``inconclusive``: the intervals allow both answers (no difference is shown either way); nothing else.
+    * ``untestable``: the statement cannot be tested on the data we have, or a test of it could not fail (the row
+      says why).
+    """
 
     HOLDS = "holds"
     FAILS = "fails"
+    NOT_REPRODUCED = "not reproduced"
     PARTLY = "partly"
     INCONCLUSIVE = "inconclusive"
     UNTESTABLE = "untestable"
@@ -112,6 +125,42 @@ def fisher_holm(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int]:
         return 0, 0
     reject = multipletests(pv, alpha=alpha, method="holm")[0]
     return int((reject & higher).sum()), int((reject & ~higher).sum())
+
+
+def holm_signs(pvalues, signs, alpha: float = 0.05) -> tuple[int, int]:
+    """(significantly positive, significantly negative) among a family of two-sided tests, each given by its p-value
+    and the sign of its effect, with Holm's step-down correction over the family (statsmodels' ``multipletests``): a
+    family-wise error rate of ``alpha``. What a verdict counts where it rests on some of many tests (issue 57); a rule
+    that needs every test to reject (an intersection-union test) tests each at ``alpha`` instead and says so."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(pvalues, dtype=float)
+    s = np.sign(np.asarray(signs, dtype=float))
+    if not p.size:
+        return 0, 0
+    reject = multipletests(np.nan_to_num(p, nan=1.0), alpha=alpha, method="holm")[0]
+    return int((reject & (s > 0)).sum()), int((reject & (s < 0)).sum())
+
+
+def normal_p(d, se) -> np.ndarray:
+    """Two-sided p-values of differences ``d`` with standard errors ``se`` under a normal approximation (1 where the
+    standard error is 0 or missing and the difference is 0)."""
+    from scipy.stats import norm
+
+    d, se = np.asarray(d, dtype=float), np.asarray(se, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, np.abs(d) / se, np.where(d != 0, np.inf, 0.0))
+    return 2 * norm.sf(np.nan_to_num(z, nan=0.0))
+
+
+def bootstrap_p(draws) -> float:
+    """Two-sided p-value of "the difference is 0" from bootstrap draws of it: twice the smaller share of draws on
+    either side of 0 (at least 1 / number of draws), the percentile interval's dual."""
+    x = np.asarray(draws, dtype=float)
+    x = x[np.isfinite(x)]
+    if not x.size:
+        return 1.0
+    return float(min(1.0, max(2 * min((x <= 0).mean(), (x >= 0).mean()), 1.0 / x.size)))
 
 
 def _counts(table, a: str, b: str):

@@ -60,28 +60,32 @@ def _paper_fails(c: Claim) -> bool:
     return c.verdict == "fails" and not c.paper.startswith("paperlib")
 
 
+#: How a ``not reproduced`` row's measurement goes on: our run contradicts the statement, and what would exclude our
+#: own error is the open question the row names.
+NOT_REPRODUCED_LEAD = "Not reproduced: our run contradicts the statement; open question, what would exclude our error"
+
+
 def charged_to_paper(c: Claim) -> Claim:
     """A published statement is said to fail only when the evidence rules out our own error.
 
     A row of a paper (not a ``paperlib`` row) with verdict ``fails`` whose evidence does not contain
-    :data:`EXCLUDES` becomes ``inconclusive``, its measurement kept and the reason added: our run disagrees with the
-    paper, but nothing yet separates a mistake of the paper from one of ours (implementation, inferred settings,
-    declared reductions).
+    :data:`EXCLUDES` becomes ``not reproduced`` (never ``inconclusive``, which says the intervals allow both
+    answers), its measurement kept and the open question added: our run disagrees with the paper, but nothing yet
+    separates a mistake of the paper from one of ours (implementation, inferred settings, declared reductions).
     """
     if not _paper_fails(c) or EXCLUDES in c.evidence:
         return c
-    return replace(c, verdict="inconclusive",
-                   measured=f"{c.measured}. Fails in our run, but nothing here excludes our own error (no run of the "
-                            "authors' code on the same data, no independent re-derivation), so it is not charged to "
-                            "the paper")
+    return replace(c, verdict=Verdict.NOT_REPRODUCED.value,
+                   measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: a run of the authors' code on the same data, or an "
+                            "independent re-derivation (neither is here yet)")
 
 
 def not_charged(c: Claim, reason: str) -> Claim:
-    """A paper's ``fails`` row written ``inconclusive`` with the specific ``reason`` why our run cannot be charged
-    to the paper (different matrices, grading or repetitions); other rows unchanged."""
+    """A paper's ``fails`` row written ``not reproduced``, with the specific ``reason`` why our run cannot yet be
+    charged to the paper (different matrices, grading or repetitions): the open question; other rows unchanged."""
     if not _paper_fails(c):
         return c
-    return replace(c, verdict="inconclusive", measured=f"{c.measured}. Fails in our run, not charged to the paper: {reason}")
+    return replace(c, verdict=Verdict.NOT_REPRODUCED.value, measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: {reason}")
 
 
 def titled(paper: str, cid: str, title: str, statement: str, evidence: str, measured: str, verdict: str) -> Claim:
@@ -146,7 +150,7 @@ def to_markdown(claims: list[Claim], run_on: str | None = None) -> str:
 def summary_table(claims) -> str:
     """Verdict counts per paper, in ledger order, as a Markdown table (the README quotes it as a variable); ``claims``:
     rows with ``paper`` and ``verdict`` (:class:`Claim`, or a ledger table's tuples)."""
-    order = ("holds", "partly", "fails", "inconclusive", "untestable")
+    order = ("holds", "partly", "fails", "not reproduced", "inconclusive", "untestable")
     papers = list(dict.fromkeys(c.paper for c in claims))
     lines = ["| paper | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]
     for p in papers:

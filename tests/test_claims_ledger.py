@@ -39,7 +39,7 @@ def test_a_paper_row_fails_only_when_the_evidence_excludes_our_error(tmp_path):
             Claim("Some et al.", "d", "s", "[real] runs; exact", "m", "holds")]
     write(rows, tmp_path / "f.csv")
     got = {c.claim: c for c in merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")}
-    assert got["a"].verdict == "inconclusive" and "not charged to the paper" in got["a"].measured
+    assert got["a"].verdict == "not reproduced" and "what would exclude our error" in got["a"].measured
     assert [got[k].verdict for k in "bcd"] == ["fails", "fails", "holds"]
 
 
@@ -60,17 +60,18 @@ def test_a_row_id_is_its_own_html_anchor():
 
 def test_a_notebook_and_its_fragment_print_the_ledgers_verdict(tmp_path):
     """One rule decides what a reader sees (issue 39): a paper's "fails" without a check that excludes our error is
-    "inconclusive" in the notebook's "What we measured", in the fragment it writes and in the merged ledger alike."""
+    "not reproduced" in the notebook's "What we measured", in the fragment it writes and in the merged ledger alike
+    (issue 57: never "inconclusive", which says the intervals allow both answers)."""
     from paperlib.ledger import Claim, merge, read, write
     from paperlib.pipeline.notebook import what_we_measured
 
     rows = [Claim("Some et al.", "a", "Statement A", "[real] runs; exact", "m", "fails"),
             Claim("paperlib (race)", "c", "Statement C", "[real] runs; exact", "m", "fails")]
     shown = what_we_measured(rows).data
-    assert "**inconclusive** `a` — Statement A" in shown and "**fails** `a`" not in shown
+    assert "**not reproduced** `a` — Statement A" in shown and "**fails** `a`" not in shown
     assert "**fails** `c` — Statement C" in shown  # our own rows keep their verdict
     write(rows, tmp_path / "f.csv")
-    assert [c.verdict for c in read(tmp_path / "f.csv")] == ["inconclusive", "fails"]
+    assert [c.verdict for c in read(tmp_path / "f.csv")] == ["not reproduced", "fails"]
     merged = merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
     assert [c.measured for c in merged] == [c.measured for c in read(tmp_path / "f.csv")]  # no second demotion
 
@@ -105,3 +106,16 @@ def test_committed_notebooks_print_the_committed_ledgers_verdicts():
                                  f"{verdicts.get(cid, 'has no such row')!r}")
                 checked += 1
     assert checked > 0 and not wrong, "\n".join(wrong)
+
+
+def test_no_committed_row_hides_a_failing_rule_under_another_verdict():
+    """Issue 57: where a row's own rule says "fails" but nothing excludes our error, the verdict is "not reproduced"
+    (never "inconclusive", which says the intervals allow both answers), and every such row names its open question."""
+    from pathlib import Path
+
+    from paperlib.ledger import NOT_REPRODUCED_LEAD, read
+
+    for ledger in sorted(Path("figures").glob("*/claims.csv")):
+        for c in read(ledger):
+            assert "Fails in our run" not in c.measured, (ledger, c.claim)
+            assert (NOT_REPRODUCED_LEAD in c.measured) == (c.verdict == "not reproduced"), (ledger, c.claim, c.verdict)

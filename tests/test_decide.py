@@ -10,7 +10,7 @@ from paperlib.ledger import VERDICTS, Claim
 def test_verdicts_are_plain_words_in_rows():
     c = Claim("p", "c", "s", "e", "m", Verdict.PARTLY)
     assert c.verdict == "partly" and type(c.verdict) is str
-    assert VERDICTS == ("holds", "fails", "partly", "inconclusive", "untestable")
+    assert VERDICTS == ("holds", "fails", "not reproduced", "partly", "inconclusive", "untestable")
     with pytest.raises(ValueError, match="verdict must be one of"):
         Claim("p", "c", "s", "e", "m", "mostly")
 
@@ -63,3 +63,18 @@ def test_holm_keeps_a_strong_difference_and_drops_a_marginal_one_among_many():
     assert fisher_holm(k1, n1, k2, n2) == (0, 0)
     k1[0], k2[0] = 10, 60  # p < 1e-6, the first now significantly lower
     assert fisher_holm(k1, n1, k2, n2) == (0, 1)
+
+
+def test_holm_counts_what_survives_the_family_and_each_p_value_is_the_usual_one():
+    """Holm's step-down by hand: p = 0.01, 0.03, 0.04 at 0.05: 0.01 <= 0.05 / 3 rejects, 0.03 > 0.05 / 2 stops; so one
+    of the three that each reject at 0.05 survives the family (issue 57: a verdict on some of many tests)."""
+    from paperlib.decide import bootstrap_p, holm_signs, normal_p
+
+    assert holm_signs([0.01, 0.03, 0.04], [1, -1, 1]) == (1, 0)
+    assert holm_signs([0.01, 0.03, 0.04], [-1, 1, 1]) == (0, 1)
+    assert holm_signs([0.001, 0.002, 0.003], [1, -1, 1]) == (2, 1)  # 0.003 <= 0.05 / 1
+    assert holm_signs([], []) == (0, 0)
+    # z = 1.96: the two-sided normal p-value 0.05; no difference with no error: p = 1
+    assert abs(normal_p([1.96], [1.0])[0] - 0.05) < 1e-3 and normal_p([0.0], [0.0])[0] == 1.0
+    # 10 of 1,000 draws at or below 0: p = 2 x 0.01; all above: the floor 1 / 1,000
+    assert abs(bootstrap_p([-1.0] * 10 + [1.0] * 990) - 0.02) < 1e-12 and bootstrap_p([1.0] * 1000) == 1e-3

@@ -49,7 +49,7 @@ _ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch
 CSS = """
 .verdict{font-weight:600;padding:.05em .45em;border-radius:.3em;white-space:nowrap}
 .verdict-holds{background:#d9f2d9}.verdict-fails{background:#f8d4d4}.verdict-partly{background:#fff0c2}
-.verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
+.verdict-not-reproduced{background:#f6dfc8}.verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
 .print-only{display:none}
 @media print{.screen-only{display:none}}
 .claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
@@ -163,7 +163,7 @@ def code_for(cid: str, index) -> tuple[str, str, tuple[str, ...]] | None:
 # ----------------------------------------------------------------------------------------------- the pages
 
 def verdict_span(v: str) -> str:
-    return f'<span class="verdict verdict-{v}">{v}</span>'
+    return f'<span class="verdict verdict-{v.replace(" ", "-")}">{v}</span>'
 
 
 def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) -> str:
@@ -203,13 +203,15 @@ def _title(c: Claim) -> str:
 
 
 def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
-                verdicts=("fails", "partly", "inconclusive")) -> str:
+                verdicts=("fails", "not reproduced", "partly", "inconclusive")) -> str:
     """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
-    measured in short: the first thing a reviewer looks for."""
+    measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's measurement is given in full
+    (its reason and open question are the point)."""
     order = {v: i for i, v in enumerate(verdicts)}
     rows = sorted((c for c in claims if c.paper in PAPER_KEYS and c.verdict in order), key=lambda c: order[c.verdict])
     return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
-                     f"{md_escape(shorten(c.measured, 200))}" for c in rows)
+                     + md_escape(c.measured if c.verdict == "not reproduced" else shorten(c.measured, 200))
+                     for c in rows)
 
 
 def run_on_of(ctx: Context) -> str:
@@ -527,8 +529,8 @@ def chapter_md(ch: dict, ctx: Context) -> str:
                      f"{len(ours)} ({tally(ours)})." if ours else ""), "",
                   verdict_table(mine, labels, {}), ""]
         short = not_holding(own, href=lambda c: f"{ch['id']}.md#claim-{c.claim}")
-        parts += (["**Where the paper's statements do not hold, or are not shown to** (fails, then partly, then "
-                   "inconclusive; each links to its row below):", "", short, ""] if short else
+        parts += (["**Where the paper's statements do not hold, or are not shown to** (fails, then not reproduced, "
+                   "then partly, then inconclusive; each links to its row below):", "", short, ""] if short else
                   ["Every statement of the paper that could be tested holds.", ""])
     else:
         parts += [f"This chapter holds {len(mine)} ledger rows ({counts}), all paperlib's (our settings, methods and "
@@ -583,6 +585,12 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "",
         not_holding(ctx.claims, href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}.md#claim-{c.claim}",
                     verdicts=("fails",)) or "* none",
+        "",
+        "The papers' statements that our runs contradict but that are **not reproduced** rather than failed: nothing "
+        "yet excludes our own error, and each row names what would (the open question):",
+        "",
+        not_holding(ctx.claims, href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}.md#claim-{c.claim}",
+                    verdicts=("not reproduced",)) or "* none",
         "",
         "A verdict says what the evidence shows under a fixed rule ([how verdicts are decided](methods.md#verdicts)); "
         "a row that says a paper's statement fails names in its evidence what excludes our own error. "
@@ -672,7 +680,7 @@ def methods_md(ctx: Context) -> str:
         "(verdicts)=",
         "## How verdicts are decided",
         "",
-        "Every claim builder turns its measurements into one of five verdicts through a shared rule of "
+        "Every claim builder turns its measurements into one of six verdicts through a shared rule of "
         "`paperlib/decide.py`, so that the same kind of evidence is graded the same way in every paper:",
         "",
         "```{eval-rst}",
@@ -685,7 +693,11 @@ def methods_md(ctx: Context) -> str:
         "",
         "A row about our own setting, or about a statement other than the paper's, is a *paperlib* row and is not "
         "counted in the paper's tally. A row that says a paper's statement fails names in its evidence what "
-        "excludes our error: the authors' code on the same data, or an independent re-derivation.",
+        "excludes our error: the authors' code on the same data, or an independent re-derivation. Where the row's "
+        "own rule says \"fails\" but nothing excludes our error yet, the verdict is **not reproduced** "
+        "(`paperlib.ledger.charged_to_paper`, `paperlib.ledger.not_charged`): counted apart from fails and from "
+        "inconclusive in every tally, with the open question in its measurement. **Inconclusive** means only that the "
+        "intervals allow both answers.",
         "",
         "## The configuration",
         "",

@@ -34,10 +34,11 @@ def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
     ours = claims[~claims.paper.isin(PAPER_KEYS)]
     v[f"{prefix}_paper_rows"], v[f"{prefix}_paperlib_rows"] = len(own), len(ours)
     for verdict in Verdict:
-        v[f"{prefix}_{verdict}"] = int((claims.verdict == verdict).sum())
-        v[f"{prefix}_paper_{verdict}"] = int((own.verdict == verdict).sum())
+        name = verdict.value.replace(" ", "_")  # "not reproduced": not_reproduced
+        v[f"{prefix}_{name}"] = int((claims.verdict == verdict).sum())
+        v[f"{prefix}_paper_{name}"] = int((own.verdict == verdict).sum())
         for label, key in PAPER_KEYS.items():
-            v[f"{prefix}_{key}_{verdict}"] = int(((claims.paper == label) & (claims.verdict == verdict)).sum())
+            v[f"{prefix}_{key}_{name}"] = int(((claims.paper == label) & (claims.verdict == verdict)).sum())
     for label, key in PAPER_KEYS.items():
         v[f"{prefix}_{key}_rows"] = int((claims.paper == label).sum())
     v[f"{prefix}_table"] = "\n" + summary_table(list(claims[["paper", "verdict"]].itertuples()))

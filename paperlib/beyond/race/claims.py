@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...decide import comparison, fisher_rates
+from ...decide import comparison, fisher_rates_holm
 from ...ledger import Claim
 from ...policies import METHODS
 
@@ -26,12 +26,14 @@ class PointComparison(NamedTuple):
 
 def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
     """Compare methods ``a`` and ``b`` at every (matrix, budget) point both ran (NaN accuracy: did not run there),
-    with Fisher's exact test at 0.05 per point; None when either did not run."""
+    with Fisher's exact test per point and Holm's correction over the points (family-wise 0.05: the verdicts count
+    significant points, and a grid of a hundred points at 0.05 each would show a few by chance); None when either did
+    not run."""
     both = acc[acc.method.isin([a, b])].pivot_table(index=["dataset", "frac"], columns="method",
                                                     values=["accuracy", "reps"]).dropna()
     if both.empty or ("accuracy", a) not in both or ("accuracy", b) not in both:
         return None
-    better, worse, _ = fisher_rates(both, a, b)
+    better, worse = fisher_rates_holm(both, a, b)
     gap = float((both[("accuracy", a)] - both[("accuracy", b)]).mean())
     return PointComparison(better, worse, both, gap, int(both[("reps", a)].iloc[0]))
 
@@ -39,7 +41,7 @@ def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
 def _grid_text(both: pd.DataFrame, reps: int) -> str:
     n_ds = both.index.get_level_values(0).nunique()
     return (f"[real] {n_ds} matrices x {len(both) // max(1, n_ds)} budgets, {reps} runs each; Fisher exact per "
-            "(matrix, budget) at 0.05")
+            "(matrix, budget), Holm's correction over the points (family-wise 0.05)")
 
 
 def sysrs_vs_ucbe_claim(acc: pd.DataFrame) -> Claim:

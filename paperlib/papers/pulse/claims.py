@@ -115,13 +115,16 @@ def _above_claim(runs: pd.DataFrame) -> Claim:
         PAPER, "pulse-pulse-above-ucb-e-throughout-fig-2", "PULSE above UCB-E throughout (Fig. 2)",
         "PULSE achieves higher accuracy than UCB-E for every dataset, gap and budget",
         f"[{'/'.join(sorted(set(runs.kind)))}] Accuracy@t per pool and budget; two-sided Fisher exact test of the two "
-        f"success counts at each (pool, budget) at level {ALPHA}; rule: fails if PULSE is significantly below UCB-E "
-        "somewhere, holds if significantly above wherever the accuracies differ, else inconclusive" + _bias_note(runs),
-        f"significantly above UCB-E at {up} and below at {down} of {differ} (pool, budget) points where they differ "
-        f"(with Holm's correction over those points: above at {holm[0]}, below at {holm[1]}); "
+        f"success counts at each (pool, budget); rule: fails if PULSE is significantly below UCB-E somewhere after "
+        f"Holm's correction over the points where they differ (family-wise level {ALPHA}), holds if significantly "
+        f"above at every such point, each at {ALPHA} (an intersection-union test: every point must reject, so no "
+        "correction is needed), else inconclusive" + _bias_note(runs),
+        f"significantly above UCB-E at {up} and below at {down} of {differ} (pool, budget) points where they differ, "
+        f"each at {ALPHA}; with Holm's correction over those points (what decides a failure): above at {holm[0]}, "
+        f"below at {holm[1]}; "
         f"PULSE >= UCB-E in mean accuracy in {int(better.sum())}/{len(better)} pools and at {_pointwise(runs)}; at the "
         f"largest budget PULSE is below UCB-E in {_final_below(runs)} pools",
-        "fails" if down else ("holds" if differ and up == differ else "inconclusive"),
+        "fails" if holm[1] else ("holds" if differ and up == differ else "inconclusive"),
     )
 
 
@@ -200,15 +203,17 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
     alp = runs[runs.dataset == "alpacaeval2"]
     if len(alp):
         m = alp.groupby("method").accuracy.mean()
-        up, down, differ = _pointwise_tests(alp)
+        _, _, differ = _pointwise_tests(alp)
+        up, down = _pointwise_holm(alp)
         out.append(titled(
             PAPER, "pulse-non-binary-scores-sec-5-extension-expected-with-minor-changes", "Non-binary scores (Sec. 5: extension expected with minor changes)",
             "PULSE extends to non-binary scores in [0, 1]",
             f"[real] AlpacaEval-2 (continuous scores), seeded train/test split of its models, {_runs_text(alp)}; "
-            f"PULSE against UCB-E by Fisher's exact test at each budget at level {ALPHA}; rule: holds if PULSE is "
+            f"PULSE against UCB-E by Fisher's exact test at each budget, Holm's correction over the budgets "
+            f"(family-wise level {ALPHA}); rule: holds if PULSE is "
             "significantly above UCB-E at some budget and below at none, fails if only below, partly if both, else "
             "inconclusive",
-            f"PULSE significantly above UCB-E at {up}, below at {down} of {alp.budget.nunique()} budgets ({differ} "
+            f"PULSE significantly above UCB-E (Holm) at {up}, below at {down} of {alp.budget.nunique()} budgets ({differ} "
             "differ); mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items()),
             comparison(up, down),
         ))
@@ -223,19 +228,21 @@ def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
 
 def _versus_pulse(runs: pd.DataFrame, ours: str, cid: str, statement: str, evidence_note: str, extra: str,
                   paper: str = "paperlib (improvements)", base: str = "pulse") -> Claim:
-    """Method ``ours`` against ``base`` (the paper's PULSE): Fisher exact per (pool, budget), graded by
-    :func:`paperlib.decide.comparison` (holds if significantly above somewhere and never below, partly if both,
-    fails if only below, inconclusive if never different)."""
-    up, down, differ = _pointwise_tests(runs, ours, base)
+    """Method ``ours`` against ``base`` (the paper's PULSE): Fisher exact per (pool, budget) with Holm's correction
+    over the points, graded by :func:`paperlib.decide.comparison` (holds if significantly above somewhere and never
+    below, partly if both, fails if only below, inconclusive if never different)."""
+    _, _, differ = _pointwise_tests(runs, ours, base)
+    up, down = _pointwise_holm(runs, ours, base)
     points = runs.groupby(["pool", "budget"]).ngroups
     kinds = "/".join(sorted(set(runs.kind)))
     return Claim(
         paper, cid, statement,
         f"[{kinds}] {runs.pool.nunique()} pools x their budgets, {_runs_text(runs[runs.method.isin([ours, base])])}; "
         "Fisher exact per "
-        f"(pool, budget) at 0.05; rule: holds if significantly above somewhere and never below, partly if both, fails "
+        f"(pool, budget), Holm's correction over the points (family-wise {ALPHA}); rule: holds if significantly above somewhere and never below, partly if both, fails "
         f"if only below, else inconclusive{evidence_note}",
-        f"{label(ours)} significantly above {label(base)} at {up}, below at {down} of {points} points ({differ} differ); "
+        f"{label(ours)} significantly above {label(base)} (Holm) at {up}, below at {down} of {points} points ({differ} "
+        "differ); "
         f"{extra}",
         comparison(up, down))
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...decide import holm_signs
 from ...ledger import Claim, key, titled
 from ...policies import label
 from .experiments import (
@@ -67,17 +68,18 @@ def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
         rows.append(dict(cell=cell, kind=g.kind.iloc[0], d=hi.mean() - lo.mean(), p=p,
                          gap_lo=lo.mean() - rb.mean(), gap_hi=hi.mean() - rb.mean()))
     t = pd.DataFrame(rows)
-    closer = int(((t.p < ALPHA) & (t.d < 0)).sum()) if len(t) else 0
-    farther = int(((t.p < ALPHA) & (t.d > 0)).sum()) if len(t) else 0
-    verdict = ("untestable" if t.empty else "fails" if farther > closer else "holds" if closer == len(t) else
+    every = bool(len(t)) and bool(((t.p < ALPHA) & (t.d < 0)).all())  # each cell at ALPHA (intersection-union)
+    farther, closer = holm_signs(t.p, t.d, ALPHA) if len(t) else (0, 0)
+    verdict = ("untestable" if t.empty else "holds" if every else "fails" if farther > closer else
                "partly" if closer else "inconclusive")
     return titled(
         PAPER, "robin-higher-delta-approaches-robin-sec-5-2", "Higher delta approaches ROBIN (Sec. 5.2)",
         "as delta is chosen higher, ROBIN-HOOD's performance approaches that of ROBIN (known variances)",
         f"[{_kinds(t)}] WCE at the full budget, {label(high)} vs {label(low)}, {int(runs.rep.nunique())} runs per method; "
-        f"two-sided Welch t-test per cell at level {ALPHA}; rule: holds if the higher delta is significantly closer to "
-        "ROBIN (lower WCE) in every cell, fails if significantly farther in more cells than closer, partly if closer in "
-        "some, else inconclusive" + (HIGHER_DELTA_EXCLUDES if verdict == "fails" else ""),
+        f"two-sided Welch t-test per cell; rule: holds if the higher delta is significantly closer to ROBIN (lower WCE) "
+        f"in every cell, each at {ALPHA} (an intersection-union test: no correction needed), else by the cells "
+        f"significant after Holm's correction over the cells (family-wise {ALPHA}): fails if farther in more cells "
+        "than closer, partly if closer in some, else inconclusive" + (HIGHER_DELTA_EXCLUDES if verdict == "fails" else ""),
         f"higher delta significantly closer to ROBIN in {closer}/{len(t)} cells, farther in {farther}; median distance "
         f"to ROBIN's WCE: {t.gap_hi.median():.3f} (higher delta) vs {t.gap_lo.median():.3f} (lower)" if len(t) else "-",
         verdict)
@@ -431,19 +433,21 @@ def correlation_rise_claim(runs: pd.DataFrame, main: str) -> Claim:
         d = (b - a.reindex(b.index)).dropna()
         p = wilcoxon(d).pvalue if (d != 0).sum() >= 1 else 1.0
         rows.append(dict(cell=cell, change=float(d.mean()), p=float(p), final=float(b.mean()),
-                         sign=int(np.sign(d.median())) if p < ALPHA else 0))
+                         median=float(d.median()) if len(d) else 0.0))
     t = pd.DataFrame(rows)
-    up, down = int((t.sign > 0).sum()), int((t.sign < 0).sum())
-    verdict = ("inconclusive" if up + down == 0 else "fails" if down >= up else "holds" if up == len(t) else "partly")
+    every = bool(len(t)) and bool(((t.p < ALPHA) & (t["median"] > 0)).all())  # each cell at ALPHA (intersection-union)
+    up, down = holm_signs(t.p, t["median"], ALPHA) if len(t) else (0, 0)
+    verdict = ("holds" if every else "inconclusive" if up + down == 0 else "fails" if down >= up else "partly")
     reps = int(cor.rep.nunique()) if len(cor) else 0
     return titled(
         PAPER, "robin-correlation-with-human-ratings-rises-with-budget-figs-6-7-9", "Correlation with human ratings rises with budget (Figs. 6-7, 9)",
         "the correlation of ROBIN-HOOD's estimates with human ratings increases as the budget grows",
         f"[real] {len(t)} cells with human ratings, {reps} runs each, {label(main)}; paired change of each run's Pearson "
-        f"r from the smallest to the full budget, two-sided Wilcoxon signed-rank test at {ALPHA}; rule: holds if every "
-        "cell rises significantly, fails if as many cells fall significantly as rise, inconclusive if none changes "
-        "significantly, else partly",
-        f"significant rise in {up}/{len(t)} cells, significant fall in {down}; mean change median over cells "
+        f"r from the smallest to the full budget, two-sided Wilcoxon signed-rank test per cell; rule: holds if every "
+        f"cell rises significantly, each at {ALPHA} (an intersection-union test: no correction needed), else by the "
+        f"cells significant after Holm's correction over the cells (family-wise {ALPHA}): fails if as many cells fall "
+        "as rise, inconclusive if none changes, else partly",
+        f"significant rise (Holm) in {up}/{len(t)} cells, significant fall in {down}; mean change median over cells "
         f"{t.change.median():+.3f} (range {t.change.min():+.3f} to {t.change.max():+.3f}); final r "
         f"{t.final.min():.2f}-{t.final.max():.2f}" if len(t) else "no cell with human ratings",
         verdict if len(t) else "untestable")
