@@ -46,6 +46,18 @@ def all_any(ok) -> Verdict:
     return Verdict.HOLDS if ok.size and ok.all() else (Verdict.PARTLY if ok.any() else Verdict.FAILS)
 
 
+def conjunction(parts) -> Verdict:
+    """A compound statement "P1 and P2 and ..." from its parts' verdicts (issue 57: every part graded): ``holds`` if
+    every part holds; ``fails`` if some part fails or holds only partly and none holds; ``partly`` if some part holds
+    (or holds partly) and some does not; else ``inconclusive`` (no part fails and some cannot be told)."""
+    v = {Verdict(p) for p in parts}
+    if v == {Verdict.HOLDS}:
+        return Verdict.HOLDS
+    if v & {Verdict.FAILS, Verdict.PARTLY, Verdict.NOT_REPRODUCED}:
+        return Verdict.PARTLY if v & {Verdict.HOLDS, Verdict.PARTLY} else Verdict.FAILS
+    return Verdict.INCONCLUSIVE
+
+
 def comparison(better: int, worse: int) -> Verdict:
     """'A does better than B', from the number of points (datasets, budgets) where A is significantly better
     and significantly worse: ``holds`` if better somewhere and never worse, ``partly`` if both, ``fails`` if only

@@ -78,3 +78,13 @@ def test_holm_counts_what_survives_the_family_and_each_p_value_is_the_usual_one(
     assert abs(normal_p([1.96], [1.0])[0] - 0.05) < 1e-3 and normal_p([0.0], [0.0])[0] == 1.0
     # 10 of 1,000 draws at or below 0: p = 2 x 0.01; all above: the floor 1 / 1,000
     assert abs(bootstrap_p([-1.0] * 10 + [1.0] * 990) - 0.02) < 1e-12 and bootstrap_p([1.0] * 1000) == 1e-3
+
+
+def test_a_compound_statement_is_graded_in_every_part():
+    from paperlib.decide import conjunction
+
+    assert conjunction(["holds", "holds"]) == "holds"
+    assert conjunction(["holds", "fails"]) == "partly"  # one part shown, the other contradicted
+    assert conjunction(["fails", "inconclusive"]) == "fails"  # a conjunction with a false part is false
+    assert conjunction(["holds", "inconclusive"]) == "inconclusive"  # nothing contradicted, not all shown
+    assert conjunction(["partly", "holds"]) == "partly"

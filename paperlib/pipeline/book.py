@@ -40,7 +40,8 @@ from .variables import PAPER_KEYS, ledger_values
 STRUCTURE = Path(__file__).with_name("book.yaml")
 CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
                 "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
-RULES = ("comparison", "within_limit", "equivalence", "all_any", "fisher_counts", "fisher_rates")
+RULES = ("comparison", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "fisher_counts", "fisher_rates",
+         "fisher_holm", "normal_p", "bootstrap_p")
 MAX_TABLE_ROWS = 12
 MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/)")  # what a reader must never see
 _ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch)/[^\s'\"<>()\[\]]*?/)"

@@ -275,7 +275,7 @@ _SPECS = [
                _UCBE, ("batch_mode",), _batch_mode_label("UCB-E")),
     MethodSpec("ucbe-lrf", "ucbe_lrf:UCBELRF", MATRIX, "UCB-E-LRF", "UCB-E-LRF (Zhou et al. 2025, Alg. 2)", "lrf", _LRF_ACTIVE),
     MethodSpec("ucbe-lrf-score-only", "ucbe_lrf:UCBELRFScoreOnly", MATRIX, "UCB-E-LRF (Score Only)",
-               "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.6)", "lrf", _LRF_ACTIVE),
+               "UCB-E-LRF without the uncertainty matrix (Zhou et al. 2025, Sec. 4.5)", "lrf", _LRF_ACTIVE),
     MethodSpec("row-mean", "baselines:RowMeanImputation", MATRIX, "Row Mean Imputation", "Row Mean Imputation (Zhou et al. 2025, Alg. 3)",
                "baseline", _BASELINE_BATCH),
     MethodSpec("filled-subset", "baselines:FilledSubset", MATRIX, "Filled Subset", "Filled Subset (Zhou et al. 2025, Alg. 4)", "baseline",

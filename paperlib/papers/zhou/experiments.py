@@ -164,7 +164,7 @@ def run_dataset(cfg: dict, name: str, device=None, progress: bool = True):
     return combine_blocks([p[0] for p in parts], [p[1] for p in parts])
 
 
-#: Sec. 4.6's time comparison: UCB-E-LRF at b = 2 against b = 32, refitted after every batch as in the paper
+#: Sec. 4.5's time comparison: UCB-E-LRF at b = 2 against b = 32, refitted after every batch as in the paper
 BATCH_TIME_SIZES = (2, 32)
 #: repetitions of each timing run (``ablation.time_reps``); they run batched, so the time is that of the batch
 BATCH_TIME_REPS = 2
