@@ -89,10 +89,12 @@ def test_pulse_lemma2_and_step3_rows():
     cannot fail); the CI-no-wider statement after the lemma has its own row at lambda*; the predictable lambda's is
     ours (a paperlib row)."""
     star, no_wider, hat = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7]))
-    assert star.verdict == no_wider.verdict == hat.verdict == "holds"
+    # the printed inequality cannot be violated (equal at K = 1, slack above): holding everywhere is untestable
+    # (issue 57: a "holds" that cannot fail is not evidence); the other two rows can fail and hold
+    assert star.verdict == "untestable" and no_wider.verdict == hat.verdict == "holds"
     star, no_wider, hat = PC.lemma2_claims(lemma2_result([0.9, 1.2, 1.3], ratio_star=0.3, within=0.98))
     # the identity (reported, not graded) and the Monte Carlo ratio above its bound do not decide the lemma's row
-    assert star.verdict == "holds" and "Not graded" in star.measured and hat.verdict == "fails"
+    assert star.verdict == "untestable" and "Not graded" in star.measured and hat.verdict == "fails"
     assert star.paper == no_wider.paper == PC.PAPER and hat.paper.startswith("paperlib")
     star, _, _ = PC.lemma2_claims(lemma2_result([0.5, 0.6, 0.7], literal=0.98))
     assert star.verdict == "fails" and "excludes our error" in star.evidence

@@ -336,8 +336,10 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
             "P(|mu_hat - mu| >= eps, |A| = K) <= 2 exp(-eps^2 / (2 (v/(K n^2) + 2 eps/(3K))))",
             f"[synthetic] one model, n={t['n']} binary scores, K={t['K']} draws without replacement, {t['reps']} runs, "
             f"predictable lambda, v = the largest realised mean conditional variance; realised corr(S, S_hat) = {t['corr']:.2f}",
-            "measured tail vs bound at the 50/90/99% error quantiles: "
-            + ", ".join(f"eps={e:.3f}: {f:.3f} <= {b:.3g}" for e, f, b in t["tail"])
+            "measured tail vs bound at the 50/90/99% error quantiles (a point whose bound is >= 1 cannot be violated "
+            "and carries no weight, issue 57): "
+            + ", ".join(f"eps={e:.3f}: {f:.3f} <= {b:.3g}" + (" (vacuous)" if b >= 1 else "") for e, f, b in t["tail"])
+            + f" ({sum(b < 1 for _, _, b in t['tail'])} informative)"
             + f"; {1 - t['delta']:.0%} interval coverage {t['cover_oracle']:.3f} (radius {t['radius_oracle']:.3f}); "
             f"with v = the sample variance of the run's own Z's: {t['cover_plugin']:.3f}; Bernstein-Serfling (observation-only) coverage {t['cover_bs']:.3f} "
             f"(radius {t['radius_bs']:.3f})",
@@ -412,12 +414,16 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "point, else fails; excludes our error: exact finite-population computation, and the two sides are equal at "
         "K = 1 as they must be",
         (f"the inequality holds at {literal:.1%} of (run, step) points; largest left / right {r['literal_worst']:.3f} "
+         "(the printed inequality binds only at K = 1, where its two sides are equal, and has slack for K > 1, of "
+         "about (n - K) / (n K) relative by an independent derivation (issue 57): no population can violate it, so a "
+         "check that finds it holding is not evidence and the row is untestable; a point where it failed would be a "
+         "computed violation) "
          f"(at K = 1: {r['literal_k1']:.6f}). Not graded: the per-step identity min_lambda Var(S - lambda S_hat | F) = "
          f"(1 - rho^2) Var(S | F), which holds by construction, at {r['star_within_bound']:.1%} of points; the "
          "unconditional Monte Carlo variance of mu_hat over that of the observation-only mean (95% bootstrap "
          "interval) vs the run-average of 1 - rho_t^2: " + _curve_text(c, "ratio_star", "bound")
          if literal is not None else "the inequality as printed was not computed by this run of the checker"),
-        "untestable" if literal is None else "holds" if literal >= 1.0 else "fails")
+        "untestable" if literal is None or literal >= 1.0 else "fails")
     no_wider = titled(
         PAPER, f"pulse-lemma-2-ci-no-wider-at-lambda-star-{key(r['kind'])}-predictions",
         f"After Lemma 2, CI no wider at lambda* ({r['kind']} predictions)",
@@ -425,7 +431,9 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "concentration inequalities), here at lambda*",
         ev.replace("rule: fails if an interval lies above the limit", "at lambda*, against 1; rule: fails if an "
                    "interval lies above 1"),
-        "Var ratio at lambda* (95% CI) vs 1: " + _curve_text(c, "ratio_star", "one"),
+        "Var ratio at lambda* (95% CI) vs 1: " + _curve_text(c, "ratio_star", "one")
+        + ("; lambda* is left unclipped here (negative for adversarial predictions, where the printed lambda would be "
+           "clipped to [0, 1]): the ratio stays at or below 1 only because of that" if r["kind"] == "adversarial" else ""),
         within_limit(c.ratio_star_lo, c.ratio_star_hi, 1.0))
     no_wider = not_charged(no_wider, NO_WIDER_NOT_CHARGED)
     hat = titled(
