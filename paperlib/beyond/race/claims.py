@@ -170,3 +170,23 @@ def pulse_family_vs_auto_claim(acc: pd.DataFrame) -> Claim:
                  _grid_text(any_r.both, any_r.reps).replace("matrices", "test halves")
                  + "; budgets below PULSE's warm-up (every test model on one batch) excluded",
                  shown, verdict)
+
+
+def race_claims(acc: pd.DataFrame, cfg: dict) -> list[Claim]:
+    """The race's rows from its accuracy table (notebooks/race.ipynb makes the same calls): the whole matrices, and
+    the test halves where the profile has a split block."""
+    from . import experiments as E
+
+    cb = E.confidence_budgets(acc, cfg["levels"], cfg["budget_fracs"])
+    level = 0.95 if 0.95 in cfg["levels"] else max(cfg["levels"])
+    split_rows = acc.dataset.str.endswith(E.SPLIT)
+    full, halves = acc[~split_rows], acc[split_rows]
+    cb_full = cb[~cb.dataset.str.endswith(E.SPLIT)]
+    cb_full.attrs["max_frac"] = max(cfg["budget_fracs"])
+    claims = [sysrs_vs_ucbe_claim(full), worst_case_budget_claim(cb_full, level), auto_goal_claim(cb_full, level),
+              sysh_vs_sysrs_claim(full, cb_full, level)]
+    if len(halves):
+        cb_split = cb[cb.dataset.str.endswith(E.SPLIT)]
+        cb_split.attrs["max_frac"] = max(cfg["budget_fracs"])
+        claims += [auto_goal_claim(cb_split, level, split=True), pulse_family_vs_auto_claim(halves)]
+    return claims

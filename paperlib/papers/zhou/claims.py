@@ -694,3 +694,26 @@ def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, e
                      "untestable" if not ok else
                      all_any(ok) if timed == "batch_time" or all(ok) else "inconclusive"))
     return out
+
+
+def summary_claims(table: pd.DataFrame, settle: pd.DataFrame | None) -> list[Claim]:
+    """Figure 3's rows from the per-dataset tables (notebooks/zhou_fig3_summary.ipynb makes the same calls):
+    :func:`fig3_claims` on the budget to precision 1 (:func:`.experiments.reach_table`) and the datasets' gaps."""
+    from .experiments import MAIN_METRIC, dataset_table, reach_table
+
+    order = table.groupby("dataset").H1.first().sort_values().index.tolist()
+    gaps = dataset_table(order).set_index("dataset").gap
+    return fig3_claims(table, reach_table(table, MAIN_METRIC, 1.0), gaps, settle)
+
+
+def ablation_claims_from(abl: pd.DataFrame, cfg: dict) -> list[Claim]:
+    """Figure 4's rows from the ablation tables (notebooks/zhou_fig4_ablations.ipynb makes the same calls): the
+    hard dataset is the one with the largest H1."""
+    from ... import data
+    from ...metrics import hardness_h1
+    from .experiments import MAIN_METRIC
+
+    names = list(dict.fromkeys(abl.dataset))
+    hard = max(names, key=lambda d: hardness_h1(data.load(d).means))
+    kinds = "/".join(sorted({data.info(d).kind for d in names}))
+    return ablation_claims(abl, names, hard, kinds, MAIN_METRIC, reps=int(cfg["ablation"]["reps"]))
