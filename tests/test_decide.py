@@ -88,3 +88,20 @@ def test_a_compound_statement_is_graded_in_every_part():
     assert conjunction(["fails", "inconclusive"]) == "fails"  # a conjunction with a false part is false
     assert conjunction(["holds", "inconclusive"]) == "inconclusive"  # nothing contradicted, not all shown
     assert conjunction(["partly", "holds"]) == "partly"
+
+
+def test_crossing_draws_collapse_onto_the_crossing_and_say_never():
+    """The bootstrap of a crossing (issue 57, item 4): with very many runs per budget every draw is the curve itself,
+    so each draw is the crossing that paperlib.metrics.first_crossing interpolates; a curve that stays below the level
+    never crosses (inf); at 2,000 runs the 95% interval holds the point."""
+    import numpy as np
+
+    from paperlib.metrics import first_crossing
+    from paperlib.stats import crossing_draws
+
+    b, a = [100, 200, 300, 400], [0.5, 0.9, 0.97, 0.99]
+    point = first_crossing(b, a, 0.95, direction="up")
+    assert np.allclose(crossing_draws(b, a, [10**9] * 4, 0.95, n_boot=50), point, rtol=1e-3)
+    assert np.isinf(crossing_draws(b, [0.5, 0.6, 0.7, 0.8], [10**6] * 4, 0.95, n_boot=20)).all()
+    lo, hi = np.quantile(crossing_draws(b, a, [2000] * 4, 0.95, n_boot=2000), [0.025, 0.975])
+    assert lo < point < hi and hi - lo < 40
