@@ -79,9 +79,20 @@ def test_cost_claim_is_graded_on_the_alpacaeval_panel():
     graded; the AlpacaEval panel decides (85% saving or more: within 15% of the budget)."""
     cost = pd.DataFrame(dict(dataset=["e", "e", "h", "h"], budget_frac=[0.05, 0.1, 0.25, np.nan]))
     row = ZC.cost_claims(cost, "e", "h")[2]
-    assert row.verdict == "holds" and "75% on h (stand-in, not graded)" in row.measured
+    assert row.verdict == "holds" and "75% on h (a stand-in)" in row.measured
     cost.loc[[0, 1], "budget_frac"] = [0.2, 0.3]
     assert ZC.cost_claims(cost, "e", "h")[2].verdict == "fails"
+
+
+def test_figure_1_savings_and_the_abstracts_5_15pct_are_one_statement_with_one_grade():
+    """Issue 57: with every dataset's budget to precision 1, Figure 1's savings row grades as zhou-best-5-15pct does
+    (within 15% on every dataset: holds; on some: partly), whatever its two panels show."""
+    cost = pd.DataFrame(dict(dataset=["e", "h"], budget_frac=[0.05, 0.25]))
+    reach = pd.DataFrame(dict(dataset=["e", "e", "h", "h"], method=["ucbe", "row-mean", "ucbe", "row-mean"],
+                              budget_frac=[0.05, 0.9, 0.3, np.nan]))
+    row = ZC.cost_claims(cost, "e", "h", reach)[2]
+    assert row.verdict == ZC.claim_best_found_cheaply(reach, 0.9)["verdict"] == "partly"
+    assert "1/2 datasets within 15%" in row.measured
 
 
 def test_low_rank_row_is_graded_against_the_shuffled_null():
