@@ -285,3 +285,20 @@ def test_smallest_batch_and_warmup_extremes_rows():
     bad = warm({"0.005": 0.6, "0.05": 0.6, "0.1": 0.9}, {"0.005": 0.99, "0.05": 0.8, "0.1": 0.99})
     assert ZC._warmup_extremes_claim(bad, ["d"], "ev", "m", 20).verdict == "fails"
     assert ZC._warmup_extremes_claim(good, ["d"], "ev", "m", 3).verdict == "inconclusive"  # too few runs
+
+
+def test_low_rank_beyond_the_row_and_column_means():
+    """Issue 57: a matrix that is only easy and hard questions and strong and weak models (row mean + column mean +
+    noise) beats a row-shuffled null, but has no structure beyond the two means: its residual's top-5 share stays
+    within its permutation null; a rank-3 interaction on top of the means exceeds it."""
+    from paperlib.papers.zhou.experiments import low_rankness_of
+
+    rng = np.random.default_rng(0)
+    n, m = 40, 300
+    additive = rng.normal(size=(n, 1)) + 2 * rng.normal(size=(1, m)) + 0.5 * rng.normal(size=(n, m))
+    out, _ = low_rankness_of(additive, ranks=(5,))
+    assert out["rank 5"] > out["rank 5 null"]  # the row shuffle is beaten by the column means alone
+    assert out["rank 5 residual"] <= out["rank 5 residual null"] * 1.05
+    interaction = additive + rng.normal(size=(n, 3)) @ rng.normal(size=(3, m))
+    out, _ = low_rankness_of(interaction, ranks=(5,))
+    assert out["rank 5 residual"] > out["rank 5 residual null"]

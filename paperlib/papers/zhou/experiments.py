@@ -224,19 +224,45 @@ def low_rankness(name: str, ranks=(1, 2, 5, 10), shuffles: int = NULL_SHUFFLES, 
     """Table 3 / Figure 6: share of squared Frobenius norm in the top-r singular values, and the largest such share
     over ``shuffles`` copies of the matrix with each model's row permuted independently (``rank r null``: each
     model keeps its mean and its scores, the examples' correlations across models that low rank comes from are
-    destroyed; a permutation test with p = 1 / (shuffles + 1) when the share exceeds every copy's).
+    destroyed; a permutation test with p = 1 / (shuffles + 1) when the share exceeds every copy's). Since that null
+    also destroys the columns' means (easy and hard questions), ``rank r residual`` is the same share of the doubly
+    centred matrix (row and column means removed) and ``rank r residual null`` its largest share over ``shuffles``
+    permutations of the residual's entries, centred again: structure beyond the two means, the test the ledger
+    grades.
 
     Returns ({"rank r": share, "rank r null": largest shuffled share}, normalised singular values).
     """
-    x = data.load(name).scores.astype(np.float64)
+    return low_rankness_of(data.load(name).scores, ranks, shuffles, seed)
+
+
+def low_rankness_of(scores, ranks=(1, 2, 5, 10), shuffles: int = NULL_SHUFFLES, seed: int = 0) -> tuple[dict, np.ndarray]:
+    """:func:`low_rankness` of a score matrix."""
+    x = np.asarray(scores, dtype=np.float64)
     shares, s = _shares(x, ranks)
     rng = np.random.default_rng(seed)
     null = {r: 0.0 for r in ranks}
     for _ in range(shuffles):
         sh, _ = _shares(rng.permuted(x, axis=1), ranks)
         null = {r: max(null[r], sh[r]) for r in ranks}
-    out = {f"rank {r}": shares[r] for r in ranks} | {f"rank {r} null": null[r] for r in ranks}
+    # beyond the row and column means (issue 57: a row shuffle also destroys how questions differ in difficulty, so
+    # any matrix with easy and hard questions beats it): the doubly centred residual's share in its top r components
+    # against the same share after its entries are permuted over the whole matrix and centred again (the null keeps
+    # the row and column means and the residuals' values, and makes them exchangeable noise)
+    res = _double_centre(x)
+    rshares, _ = _shares(res, ranks) if np.any(res) else ({r: 0.0 for r in ranks}, None)
+    rnull = {r: 0.0 for r in ranks}
+    for _ in range(shuffles):
+        perm = _double_centre(rng.permutation(res.ravel()).reshape(res.shape))
+        sh, _ = _shares(perm, ranks) if np.any(perm) else ({r: 0.0 for r in ranks}, None)
+        rnull = {r: max(rnull[r], sh[r]) for r in ranks}
+    out = ({f"rank {r}": shares[r] for r in ranks} | {f"rank {r} null": null[r] for r in ranks}
+           | {f"rank {r} residual": rshares[r] for r in ranks} | {f"rank {r} residual null": rnull[r] for r in ranks})
     return out, s / s[0]
+
+
+def _double_centre(x: np.ndarray) -> np.ndarray:
+    """``x`` less its row and column means (plus the grand mean): what the two means leave unexplained."""
+    return x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
 
 
 def reach_table(table: pd.DataFrame, metric: str = MAIN_METRIC, level: float = 1.0) -> pd.DataFrame:
