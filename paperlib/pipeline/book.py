@@ -493,7 +493,8 @@ def references_md(ctx: Context) -> str:
                      f"{md_escape(str(e.get('licence') or ''))[:80]} |")
     lines += ["", "## This report", "",
               f"The site and its PDF are built from committed results only (`make report PROFILE={ctx.profile}`); "
-              "each section links to the notebook that made its figures, whose page offers the notebook for download.",
+              "each section links to the notebook that made its figures (its page is the executed notebook; the file is in the "
+              "repository's notebooks/ folder).",
               ""]
     return "\n".join(lines)
 
@@ -600,7 +601,8 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "## Read, download, rerun",
         "",
         f'<p class="screen-only">This report as one PDF: <a href="paperlib-{ctx.profile}.pdf">paperlib-{ctx.profile}.pdf</a>; '
-        "every notebook page offers its notebook for download (the download button at the top of the page).</p>",
+        "each notebook page is an executed notebook of this profile; the notebooks themselves are in the repository "
+        f"(<code>notebooks/</code>, executed under <code>results/{ctx.profile}/notebooks/</code>).</p>",
         "",
         "The papers, the authors' code and every dataset with its upstream: [references](references.md).",
         "",

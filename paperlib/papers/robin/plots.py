@@ -86,11 +86,12 @@ def human_agreement(runs: pd.DataFrame, main: str, n_runs: int):
                     ax.plot(mean.index, mean[col], ls, color=c,
                             label=f"{col} ({'ROBIN-HOOD' if mid == main else 'Uniform'})")
                     ax.fill_between(mean.index, mean[col] - se[col], mean[col] + se[col], color=c, alpha=0.15, lw=0)
-            ax.set_title(f"{hcells[i]}\n(real data)")
+            ax.set_title(f"{hcells[i]}\n({kind_tag(g.kind.iloc[0]) if 'kind' in g else 'real'})")
             ax.set_xlabel("judge queries")
             ax.set_ylabel("correlation with humans")
+        shown = runs[runs.cell.isin([hcells[i] for i in idx])]
         reproduction_title(fig, PAPER, "Figures 6-7, 9", "agreement with human ratings vs budget, bands +-1 s.e.",
-                           "real", n_runs, page)
+                           shown.kind if "kind" in shown else "real", n_runs, page)
         yield fig, page[0]
     if not hcells:
         fig, ax = plt.subplots(figsize=(5, 1.5))
@@ -112,7 +113,7 @@ def theory(l2rows: pd.DataFrame, t3: list[dict]):
     ax.set_ylabel("max shortfall below floor(lambda_i B)")
     bad = int(l2rows.lower_violated.sum())
     ax.set_title("Lemma 2 on ROBIN's exact allocations (synthetic): "
-                 + (f"{bad} of {len(l2rows)} (K, B) points violate it (red)" if bad else
+                 + (f"{bad} of {len(l2rows)} (K, B) points violate it (vermillion)" if bad else
                     f"none of {len(l2rows)} (K, B) points violates it"), fontsize=8)
     ax = axes[1]
     names = [f"{t['judge']}\n{form}" for t in t3 for form in ("box", "eq4")]
