@@ -192,9 +192,8 @@ def test_every_committed_ledger_row_has_its_builder():
 
 
 def test_structure_names_existing_notebooks_and_rules():
-    import yaml
 
-    s = yaml.safe_load(book.STRUCTURE.read_text())
+    s = book.load_structure()
     rules = set(re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk")), re.M))
     for ch in s["chapters"]:
         for sec in ch["sections"]:
@@ -229,7 +228,7 @@ def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_pat
     import yaml
 
     raw = yaml.safe_load((ROOT / "paperlib" / "config" / "paper.yaml").read_text())
-    structure = yaml.safe_load(book.STRUCTURE.read_text())
+    structure = book.load_structure()
     book.source_tree("paper", ROOT / "figures" / "paper", ROOT / "results" / "paper" / "notebooks",
                      book.profile_config("paper"), tmp_path / "src")
     methods = (tmp_path / "src" / "methods.md").read_text()
@@ -266,7 +265,6 @@ def test_missing_ledger_is_named(tmp_path):
 @pytest.mark.slow
 def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     """`make report` on what is committed: the whole book and its PDF, checked page by page."""
-    import yaml
 
     need(bool(CHROMIUM and CHROMEDRIVER), "chromium / chromedriver")
     need(bool(shutil.which("pdftoppm") and shutil.which("pdftotext") and shutil.which("pdfimages")), "poppler-utils")
@@ -277,7 +275,7 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     claims = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
     got = check_site(out, {"index.html": OUTPUT / "landing.png", "pulse.html": OUTPUT / "chapter_pulse.png"})
     verdict_counts_match(got["tables"], claims)
-    structure = yaml.safe_load(book.STRUCTURE.read_text())
+    structure = book.load_structure()
     for ch in structure["chapters"]:  # each chapter opens with its verdict table, equal to the ledger's counts
         assert verdict_counts_match(got["chapter_tables"][ch["id"]], claims, every_paper=False) >= 1, ch["id"]
         html = (out / f"{ch['id']}.html").read_text()
@@ -317,6 +315,10 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     pages = text.count("\f")
     assert pages <= 105, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 100)"
     assert f"paperlib, page 1 of {pages}" in text.replace("\f", "\n")  # page numbers
+    # issue 58: the first page says what the report was built from (version, commit, build date, profile)
+    first = " ".join(text.split("\f")[0].split())
+    prov = book.provenance()
+    assert f"commit {prov['commit'].split()[0]}" in first and prov["date"] in first and "paper profile" in first
     assert "Show code cell" not in text and "PosixPath(" not in text and "SavedPath(" not in text
     # every table fits the printed page: one wider than its column is cut off on paper (zhou_table2's provenance,
     # robin_table2's last columns were, 2026-11-27); a wide table names the columns it shows in book.yaml
@@ -383,3 +385,23 @@ def test_a_wide_table_shows_the_columns_book_yaml_names_and_says_what_it_left_ou
     assert "wide" in full and "columns" not in full.split(":::")[-1]
     with pytest.raises(book.BookError, match="no column nope"):
         book.table_block(csv, "A caption.", "figures/t.csv", columns=["a", "nope"])
+
+
+def test_one_bibliography_for_the_report_and_citation_cff():
+    """Issue 58: the references come from one BibTeX file; CITATION.cff cites the same papers (by title, with the
+    same arXiv id), and every paper and library entry has a DOI or an arXiv id unless it says why not."""
+    import yaml
+
+    from paperlib.pipeline.bibliography import PAPERS, _plain, entries, identifier
+
+    cff = yaml.safe_load(open("CITATION.cff"))
+    cited = {_plain(r["title"]).lower(): r for r in cff["references"]}
+    for key in PAPERS:
+        e = entries()[key]
+        title = _plain(e.fields["title"]).lower()
+        match = next((r for t, r in cited.items() if title.startswith(t) or t.startswith(title.split(" (")[0])), None)
+        assert match is not None, f"{key} is not in CITATION.cff"
+        if "eprint" in e.fields:
+            assert {"type": "other", "value": f"arXiv:{e.fields['eprint']}"} in match.get("identifiers", []), key
+    for key, e in entries().items():
+        assert identifier(e) or "no arXiv id or DOI" in e.fields.get("note", ""), key

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import html
 import json
 import re
 import shutil
@@ -50,6 +51,7 @@ _ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch
 CSS = """
 .verdict{font-weight:600;padding:.05em .45em;border-radius:.3em;white-space:nowrap}
 .verdict-holds{background:#d9f2d9}.verdict-fails{background:#f8d4d4}.verdict-partly{background:#fff0c2}
+.provenance{font-size:.85em;color:#444;border-left:3px solid #ccc;padding-left:.6em}
 .verdict-not-reproduced{background:#f6dfc8}.verdict-inconclusive,.verdict-untestable{background:#e6e6e6}
 .print-only{display:none}
 @media print{.screen-only{display:none}}
@@ -465,19 +467,23 @@ def reductions_table(config: dict | None) -> list[str]:
                       [22, 14, 12, 26, 26], "wrap-table") + [""]
 
 
+def load_structure() -> dict:
+    """book.yaml, with its ``references`` read from the one bibliography (:mod:`paperlib.pipeline.bibliography`)."""
+    from .bibliography import reference_dicts
+
+    structure = yaml.safe_load(STRUCTURE.read_text())
+    structure["references"] = reference_dicts()
+    return structure
+
+
 def references_md(ctx: Context) -> str:
-    """The bibliography: the papers, the authors' code, and every dataset the profile reads with its upstream."""
+    """The bibliography (``references.bib``): the papers and their code, the methods and libraries we cite, and
+    every dataset the profile reads with its upstream."""
     from ..data.registry import entries
+    from .bibliography import references_lines
 
     reg = entries()
-    lines = ["# References", "", "## The papers and their code", ""]
-    for key, ref in ctx.structure.get("references", {}).items():
-        bits = [md_escape(ref["cite"])]
-        if ref.get("paper"):
-            bits.append(f"[{ref['paper'].removeprefix('https://')}]({ref['paper']})")
-        if ref.get("code"):
-            bits.append(f"code: [{md_escape(ref['code']['name'])}]({ref['code']['url']})")
-        lines.append(f"* (`{key}`) " + " ".join(bits))
+    lines = ["# References", "", *references_lines()]
     lines += ["", "## The datasets", "",
               "Every dataset this profile reads, with where it comes from (`paperlib data fetch <name>` downloads "
               "the pinned upstream files and checks their SHA-256; nothing taken from elsewhere is committed).", "",
@@ -548,6 +554,43 @@ def chapter_md(ch: dict, ctx: Context) -> str:
     return "\n".join(parts)
 
 
+def provenance() -> dict[str, str]:
+    """What the report was built from: paperlib's version, the commit (short hash; "+ local changes" when the work
+    tree differs from it), and the build date (UTC). Without git (an unpacked archive) the commit is "unknown"."""
+    import datetime
+
+    from .. import __version__
+
+    root = Path(__file__).resolve().parents[2]
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=20,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    commit = git("rev-parse", "--short=10", "HEAD") or "unknown"
+    if commit != "unknown" and git("status", "--porcelain", "--untracked-files=no", "--", "paperlib", "figures",
+                                   "results"):
+        commit += " + local changes"
+    return {"version": __version__, "commit": commit,
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")}
+
+
+def provenance_line(ctx: Context) -> str:
+    """The report's first lines: version, commit, build date, profile, the machines its results came from, and how to
+    cite it (issue 58)."""
+    p = provenance()
+    run_on = run_on_of(ctx)
+    return (f'<p class="provenance"><b>paperlib {p["version"]}</b> · commit <code>{p["commit"]}</code> · built '
+            f"{p['date']} · the <b>{ctx.profile}</b> profile" + (f" · results run on {html.escape(run_on)}" if run_on
+                                                                  else "")
+            + " · cite it with <code>CITATION.cff</code> and the papers in the <a href='references.html'>references</a>"
+            f" · rebuild it from the repository at this commit (<code>git checkout {p['commit'].split()[0]}; make "
+            f"report REPORT={ctx.profile}</code>).</p>")
+
+
 def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> str:
     link = {}
     for ch in chapters:
@@ -559,6 +602,8 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
     p = values
     return "\n".join([
         "# paperlib: evaluating LLMs on a budget, reproduced",
+        "",
+        provenance_line(ctx),
         "",
         "Three papers on finding the best model, prompt or judge allocation with few LLM calls, rerun figure by "
         "figure from one Snakemake workflow of notebooks, with every statement checked and graded in a ledger:",
@@ -802,7 +847,7 @@ def source_tree(profile: str, figures: Path, executed: Path, config: dict | None
     if not claims_csv.exists():
         raise BookError(f"{claims_csv} missing: the book is built from a profile's committed ledger "
                         f"(`snakemake --profile profiles/{profile} claims`)")
-    structure = yaml.safe_load(STRUCTURE.read_text())
+    structure = load_structure()
     if src.exists():
         shutil.rmtree(src)
     (src / "figures").mkdir(parents=True)

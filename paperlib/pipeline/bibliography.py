@@ -1,0 +1,90 @@
+"""The one bibliography (``references.bib``, read with pybtex): the report's references page and the check that
+CITATION.cff cites the same works (issue 58: the papers, the authors' code and the libraries a reader must cite,
+each with a DOI or an arXiv id)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+BIB = Path(__file__).with_name("references.bib")
+#: the entries the references page lists, in order: the papers and their code, then the methods and the libraries
+PAPERS = ("zhou2025", "tolochinsky2026", "saha2026", "wu2026", "sysrs")
+
+
+@cache
+def entries() -> dict:
+    """The .bib's entries by key (pybtex's ``Entry`` objects)."""
+    from pybtex.database import parse_file
+
+    return dict(parse_file(str(BIB)).entries)
+
+
+def authors(e) -> str:
+    people = e.persons.get("author", [])
+    names = [" ".join(p.first_names + p.middle_names + p.prelast_names + p.last_names) for p in people]
+    return ", ".join(n for n in names if n != "others") + (" et al." if "others" in names else "")
+
+
+def identifier(e) -> tuple[str, str] | None:
+    """("DOI", doi) or ("arXiv", id), with its link; None for a work with neither (software)."""
+    f = e.fields
+    if "doi" in f:
+        return f"doi:{f['doi']}", f"https://doi.org/{f['doi']}"
+    if "eprint" in f:
+        return f"arXiv:{f['eprint']}", f"https://arxiv.org/abs/{f['eprint']}"
+    return None
+
+
+def citation(key: str) -> str:
+    """One entry as a line of Markdown: authors, title, venue and year, its DOI or arXiv id, its code."""
+    e = entries()[key]
+    f = e.fields
+    venue = f.get("booktitle") or f.get("journal") or ""
+    bits = [f"{_plain(authors(e)).removesuffix('.')}. {_plain(f['title'])}." + (f" {_plain(venue)}" if venue else "") + f" {f['year']}."]
+    ident = identifier(e)
+    if ident:
+        bits.append(f"[{ident[0]}]({ident[1]})")
+    elif "url" in f:
+        bits.append(f"[{f['url'].removeprefix('https://')}]({f['url']})")
+    if "code" in f:
+        bits.append(f"code: [{_plain(f.get('codename', f['code']))}]({f['code']})")
+    if "note" in f:
+        bits.append(f"({_plain(f['note'])})")
+    return " ".join(bits)
+
+
+def _plain(text: str) -> str:
+    """A .bib field without its braces and accent commands (the few this file uses)."""
+    for tex, ch in ((r"{\`e}", "è"), (r"{\'e}", "é"), (r'{\"o}', "ö"), (r"\`e", "è"), (r"\'e", "é"), (r'\"o', "ö")):
+        text = text.replace(tex, ch)
+    return " ".join(text.replace("{", "").replace("}", "").split())
+
+
+def references_lines() -> list[str]:
+    """The references page's bibliography: the papers with their code, then the methods and libraries we cite."""
+    keys = list(entries())
+    lines = ["## The papers and their code", ""]
+    lines += [f"* (`{k}`) {citation(k)}" for k in PAPERS if k in entries()]
+    lines += ["", "## Methods and libraries", ""]
+    lines += [f"* (`{k}`) {citation(k)}" for k in keys if k not in PAPERS]
+    return lines
+
+
+def reference_dicts() -> dict[str, dict]:
+    """The papers' entries in the shape the report's pages read (``cite``, ``paper`` link, ``code`` name and url)."""
+    out = {}
+    for k in PAPERS:
+        e = entries().get(k)
+        if e is None:
+            continue
+        f = e.fields
+        ident = identifier(e)
+        ref = {"cite": _plain(f"{authors(e).removesuffix('.')}. {f['title']}. {f.get('booktitle') or f.get('journal') or ''} "
+                              f"{f['year']}.")}
+        if ident and ident[0].startswith("arXiv"):
+            ref["paper"] = ident[1]
+        if "code" in f:
+            ref["code"] = {"name": _plain(f.get("codename", f["code"])), "url": f["code"]}
+        out[k] = ref
+    return out
