@@ -10,7 +10,7 @@ from ...figures import kind_tag
 
 def certified(table: pd.DataFrame, delta: float, reps: int):
     """Median and IQR of the fraction of the matrix spent at the first certificate (not a paper figure)."""
-    fig, ax = plt.subplots(figsize=(6.5, 0.35 * table.dataset.nunique() + 1.2))
+    fig, ax = plt.subplots(figsize=(6.5, 0.35 * table.dataset.nunique() + 1.9))
     order = list(dict.fromkeys(table.dataset))
     k = table.method.nunique()
     for j, (meth, g) in enumerate(table.groupby("method", sort=False)):
@@ -27,8 +27,9 @@ def certified(table: pd.DataFrame, delta: float, reps: int):
         ax.scatter(per.bound, [order.index(d) for d in per.dataset], marker="<", s=30, facecolors="none",
                    edgecolors="k", zorder=3, label="lower bound T* kl(delta, 1-delta) (Gaussian rows, with replacement)")
     ax.set_xlabel("fraction of the matrix spent at the first certificate (median, IQR)")
-    ax.set_title(f"Certified stopping at delta = {delta:g} ({reps} runs per point; real matrices; not a paper figure)",
+    ax.set_title(f"Certified stopping at delta = {delta:g}\n({reps} runs per point; real matrices; not a paper figure)",
                  fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)  # below: the rows fill the axes
+    fig.tight_layout(rect=(0, 0.7 / fig.get_figheight(), 1, 1))
     return fig
