@@ -171,8 +171,9 @@ def verdict_span(v: str) -> str:
 
 def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) -> str:
     cols = [str(v) for v in Verdict]
-    head = "<table class='verdicts docutils'><thead><tr><th>ledger rows</th>" + "".join(
-        f"<th>{verdict_span(v)}</th>" for v in cols) + "<th>total</th></tr></thead><tbody>"
+    # a two-word verdict on two lines, so that the table fits a printed page
+    heads = "".join(f"<th>{verdict_span(v).replace('not reproduced', 'not<br>reproduced')}</th>" for v in cols)
+    head = f"<table class='verdicts docutils'><thead><tr><th>ledger rows</th>{heads}<th>total</th></tr></thead><tbody>"
     rows = []
     for label in labels:
         mine = [c for c in claims if c.paper == label]
@@ -206,15 +207,24 @@ def _title(c: Claim) -> str:
 
 
 def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
-                verdicts=("fails", "not reproduced", "partly", "inconclusive")) -> str:
+                verdicts=("fails", "not reproduced", "partly", "inconclusive"), full: bool = True) -> str:
     """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
-    measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's measurement is given in full
-    (its reason and open question are the point)."""
+    measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's reason and open question are
+    given in full (with ``full``; they are the point), its numbers in short."""
     order = {v: i for i, v in enumerate(verdicts)}
     rows = sorted((c for c in claims if c.paper in PAPER_KEYS and c.verdict in order), key=lambda c: order[c.verdict])
     return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
-                     + md_escape(c.measured if c.verdict == "not reproduced" else shorten(c.measured, 200))
+                     + md_escape(_with_reason(c.measured) if full and c.verdict == "not reproduced"
+                                 else shorten(c.measured, 200))
                      for c in rows)
+
+
+def _with_reason(measured: str) -> str:
+    """A not-reproduced row's measurement for a summary: its numbers in short, its reason and open question in full."""
+    from ..ledger import NOT_REPRODUCED_LEAD
+
+    head, sep, reason = measured.partition(f". {NOT_REPRODUCED_LEAD}")
+    return f"{shorten(head, 200)}. {NOT_REPRODUCED_LEAD}{reason}" if sep else measured
 
 
 def run_on_of(ctx: Context) -> str:
@@ -634,10 +644,10 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
                     verdicts=("fails",)) or "* none",
         "",
         "The papers' statements that our runs contradict but that are **not reproduced** rather than failed: nothing "
-        "yet excludes our own error, and each row names what would (the open question):",
+        "yet excludes our own error, and each row names what would (the open question; in full in its chapter):",
         "",
         not_holding(ctx.claims, href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}.md#claim-{c.claim}",
-                    verdicts=("not reproduced",)) or "* none",
+                    verdicts=("not reproduced",), full=False) or "* none",
         "",
         "A verdict says what the evidence shows under a fixed rule ([how verdicts are decided](methods.md#verdicts)); "
         "a row that says a paper's statement fails names in its evidence what excludes our own error. "
@@ -966,7 +976,7 @@ details.sd-dropdown>.sd-summary-content{display:block!important}
 html{font-size:12.5px}
 #the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
 .print-only{display:block!important}.screen-only{display:none!important}
-#the-ledger table{font-size:.78em}
+#the-ledger table{font-size:.72em}
 #the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
 .job-figure{display:none!important}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
@@ -974,7 +984,7 @@ html{font-size:12.5px}
 .sd-dropdown .sd-summary-content figure img{width:100%!important}
 span[id^="document-"]+section{break-before:page}
 section>h1:first-child{margin-top:0}
-img{max-width:100%!important;height:auto;break-inside:avoid}
+img{max-width:100%!important;max-height:200mm;width:auto;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
 h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
 section>span[id]:empty{position:absolute}
