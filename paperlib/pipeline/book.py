@@ -757,6 +757,13 @@ def methods_md(ctx: Context) -> str:
         "inconclusive in every tally, with the open question in its measurement. **Inconclusive** means only that the "
         "intervals allow both answers.",
         "",
+        "**Intervals and bands.** The intervals the verdicts use are 95%: exact (Clopper-Pearson) on a share of runs, "
+        "distribution-free (order statistics) on a median, a bootstrap over runs on a mean difference, a parametric "
+        "bootstrap on a budget read off an accuracy curve (PULSE's savings); where a rule grades on some of many tests, "
+        "it counts the tests that survive Holm's correction. Not yet: the budget to precision 1 of Zhou's Figure 3 and "
+        "ROBIN's \"half the queries\" are read off the mean curves without an interval. The bands of the figures are "
+        "one standard error, except the race's (exact 95% intervals) and certified search's (the interquartile range).",
+        "",
         "## The configuration",
         "",
         f"This book shows the **{ctx.profile}** profile. Its configuration, as the workflow validated and ran it "
