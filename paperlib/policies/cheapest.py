@@ -221,8 +221,8 @@ class CheapestGood(LUCB):
         cost = (rest * cheaper).sum(dim=2).add_(lift_cost).add_(cost_in).masked_fill_(rank_t >= n, torch.inf)
         best, j = cost.min(dim=0, keepdim=True)  # (1, R): the first of the cheapest plans, as the loop took it
         lifter = torch.where(lift_cost == 0, lead, who).gather(0, j).view(-1)
-        return cheaper.any(dim=2).gather(0, j).logical_and_(best < torch.inf).view(-1), lifter  # (inf: no plan reaches
-        # a certificate)
+        found = best < torch.inf  # inf: no plan reaches a certificate
+        return cheaper.any(dim=2).gather(0, j).logical_and_(found).view(-1), lifter
 
     def _rule_units(self, units, q, k):
         lo, hi, top = self.cs.lower, self.cs.upper, self._top_upper()

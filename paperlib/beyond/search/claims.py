@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import comparison
+from ...decide import comparison, holm_signs
 from ...ledger import Claim
 from ...stats import clopper_pearson
 
@@ -59,12 +59,11 @@ def fewer_calls_claim(runs: pd.DataFrame, better: str, worse: str, cid: str, stm
 
     ``runs``: :func:`~paperlib.beyond.search.experiments.certified_runs` (one row per repetition, its calls at the
     first certificate, the full matrix when none). Per matrix a two-sided Mann-Whitney U test (scipy) of the two
-    methods' calls, Holm's correction over the matrices (family-wise ``alpha``: statsmodels' ``multipletests``);
+    methods' calls, Holm's correction over the matrices (family-wise ``alpha``: :func:`paperlib.decide.holm_signs`);
     graded by :func:`paperlib.decide.comparison` on the matrices where ``better`` needs significantly fewer / more
     calls.
     """
     from scipy.stats import mannwhitneyu
-    from statsmodels.stats.multitest import multipletests
 
     have = set(runs.method) if len(runs) else set()
     if not {better, worse} <= have:
@@ -77,9 +76,7 @@ def fewer_calls_claim(runs: pd.DataFrame, better: str, worse: str, cid: str, stm
         pv.append(p)
         sign.append(np.sign(np.median(a) - np.median(b)) if len(a) and len(b) else 0.0)
         parts.append(f"{ds}: {np.median(a):.1%} vs {np.median(b):.1%} (p = {p:.2g})")
-    reject = multipletests(pv, alpha=alpha, method="holm")[0] if pv else np.zeros(0, bool)
-    sign = np.asarray(sign)
-    fewer, more = int((reject & (sign < 0)).sum()), int((reject & (sign > 0)).sum())
+    more, fewer = holm_signs(pv, sign, alpha)  # (positive: the median of ``better`` is larger, i.e. more calls)
     kinds = "/".join(sorted(set(runs.kind)))
     runs_per = int(runs[runs.method.isin([better, worse])].groupby(["dataset", "method"]).size().min())
     return Claim(PAPER, cid, stmt,
