@@ -62,6 +62,7 @@ def _simulate_parser(sub):
                         "spend_mean and spend_full (every pair once) to the JSON")
     p.add_argument("--epsilon", type=float, default=0.0,
                    help="with --delta: certify a row within epsilon of the best (default 0: the best)")
+    _prior_flags(p, "the npz's col_ids", "the npz's row_ids")
     p.add_argument("--a", type=float, default=None, help="UCB-E exploration parameter a (default 1, Sec. 4.3)")
     p.add_argument("--batch-mode", choices=["row", "pending"], default=None,
                    help="ucbe / ucbe-sync with --batch-size > 1: row (default; Zhou et al. Sec. 4.3: the top method and b "
@@ -93,6 +94,17 @@ def _simulate_parser(sub):
     p.add_argument("--drop-missing-columns", action="store_true", help="drop columns with NaN instead of failing")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _prior_flags(p, example_ids: str, model_ids: str) -> None:
+    p.add_argument("--prior", type=Path, default=None,
+                   help="other models' scores on the same examples (a leaderboard): .npz with 'scores' (rows = models, "
+                        f"NaN where unscored) and 'col_ids' matched to {example_ids}, or a CSV (header: model, then "
+                        "one example id per column; a line per model); runs lucb-prior (with --method auto or lucb), "
+                        "whose certificate holds whatever the prior")
+    p.add_argument("--predictions", type=Path, default=None,
+                   help=f"a predictor's scores: CSV model,example,prediction (ids as {model_ids} and {example_ids}) "
+                        "or a JSON list of such objects; runs lucb-prior like --prior")
 
 
 #: common flags of ``simulate`` that set a declared method parameter (flag dest -> parameter)
@@ -172,7 +184,7 @@ def cmd_simulate(args) -> int:
     from .data.matrix import load_npz
     from .simulate import budgets_from_fracs, simulate
 
-    check_output_path(args.json, "--json", inputs=(args.scores, args.train, args.v_factors))
+    check_output_path(args.json, "--json", inputs=(args.scores, args.train, args.v_factors, args.prior, args.predictions))
     check_scalar(args.reps, "--reps", int, low=1)
     check_scalar(args.budget_frac, "--budget-frac", float, low=0.0, high=1.0, closed="right")
     if args.delta is not None:
@@ -181,9 +193,17 @@ def cmd_simulate(args) -> int:
     check_scalar(args.epsilon, "--epsilon", float, low=0.0, high=1.0, closed="left")
     if args.epsilon and args.delta is None:  # it would be silently ignored: only a certificate reads it
         raise ValueError("--epsilon sets the certificate's tolerance; give --delta too (the certificate's level)")
+    has_prior = args.prior is not None or args.predictions is not None
+    if has_prior and args.prior is not None and args.predictions is not None:
+        raise ValueError("give --prior or --predictions, not both")
     if args.method == "auto" and args.stop == "certified":  # fixed confidence: the rule aimed at the certificate
-        args.method = "lucb"
-        print("auto with --stop certified: running lucb", file=sys.stderr)
+        args.method = "lucb-prior" if has_prior else "lucb"
+        print(f"auto with --stop certified: running {args.method}", file=sys.stderr)
+    elif has_prior and args.method == "lucb":
+        args.method = "lucb-prior"
+    if has_prior and not METHODS[args.method].takes_prior:
+        raise ValueError(f"--prior / --predictions apply to lucb-prior (or auto / lucb with --stop certified), not "
+                         f"{args.method}")
     spec = METHODS[args.method]
     method_params(args, spec)
     mat = load_npz(args.scores, missing="drop-columns" if args.drop_missing_columns else "error")
@@ -197,6 +217,14 @@ def cmd_simulate(args) -> int:
     params = method_params(args, spec, budget=budget)
     if spec.needs_factors:
         params["v"] = _pulse_v(args, m)
+    if args.prior is not None:
+        from .prior import read_prior
+
+        params["prior"] = read_prior(args.prior, example_ids=mat.col_ids, m=m)
+    if args.predictions is not None:
+        from .prior import read_predictions
+
+        params["predictions"] = read_predictions(args.predictions, mat.row_ids, mat.col_ids)
     res = simulate(args.method, mat, [budget], reps=args.reps, seed=args.seed, device=args.device,
                    progress=not args.quiet, delta=args.delta, stop=args.stop, tie_tol=args.tie_tol,
                    epsilon=args.epsilon, costs=costs, **params)
@@ -497,10 +525,10 @@ def _search_parser(sub):
     p.add_argument("--delta", type=float, default=0.05, help="error probability of the certificate (default 0.05)")
     p.add_argument("--top-k", type=int, default=1, help="certify the k best models as a set (default 1)")
     p.add_argument("--method", default="auto", choices=_StudyMethods(), metavar="METHOD",
-                   help="policy (default auto: lucb, aimed at the certificate, when stopping at one; ucbe with "
-                        "--top-k > 1 or --stop budget; lucb-cheap with --objective cheapest); one of the methods that "
-                        "draw each model's examples uniformly, which the intervals need: lucb, lucb-pd, lucb-cheap, "
-                        "ucbe, ucbe-sync, ucbe-batch, row-mean, filled-subset (an unknown name is refused with the "
+                   help="policy (default auto: lucb, aimed at the certificate, when stopping at one; lucb-prior with "
+                        "--prior or --predictions; ucbe with --top-k > 1 or --stop budget; lucb-cheap with --objective "
+                        "cheapest); one of the methods that draw each model's examples uniformly, which the intervals "
+                        "need: lucb, lucb-pd, lucb-cheap, lucb-prior, ucbe, ucbe-sync, ucbe-batch, row-mean, filled-subset (an unknown name is refused with the "
                         "list)")
     p.add_argument("--epsilon", type=float, default=0.0,
                    help="certify a model within epsilon of the best (default 0: the best); near-tied models then stop "
@@ -534,6 +562,8 @@ def _search_parser(sub):
                    help="JSON {model: price per call}: the result reports spend and spend_per_model, every call's cost "
                         "is journaled, and a resume with other prices is refused. A scorer may instead print "
                         '{"score": s, "cost": c} to give each call\'s own cost (tokens x price)')
+    _prior_flags(p, "the examples' ids (an example's \"id\" field, else the example itself as text)",
+                 "the names in --models")
 
 
 def cmd_search(args) -> int:
@@ -548,8 +578,9 @@ def cmd_search(args) -> int:
 
     journal = args.journal or args.json.with_suffix(".journal.jsonl")
     scorer_files = [Path(t) for t in Scorer(args.scorer, args.timeout).identity()["scorer_files_sha256"]]
-    check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal, args.costs, *scorer_files))
-    check_output_path(journal, "--journal", inputs=(args.models, args.examples, args.costs, *scorer_files))
+    data_files = (args.costs, args.prior, args.predictions)
+    check_output_path(args.json, "--json", inputs=(args.models, args.examples, journal, *data_files, *scorer_files))
+    check_output_path(journal, "--journal", inputs=(args.models, args.examples, *data_files, *scorer_files))
     check_delta(args.delta, "--delta")
     check_scalar(args.timeout, "--timeout", float, low=0.0, closed="neither")
     check_scalar(args.backoff, "--backoff", float, low=0.0)
@@ -567,7 +598,19 @@ def cmd_search(args) -> int:
 
     if costs is None and Path(journal).exists():  # a resume without --costs keeps the journal's prices
         costs = journal_costs(journal)
-    method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective)
+    if args.prior is not None and args.predictions is not None:
+        raise ValueError("give --prior or --predictions, not both")
+    data = {}
+    if args.prior is not None or args.predictions is not None:  # read and checked before any call
+        from .prior import example_ids, read_predictions, read_prior
+
+        if args.prior is not None:
+            data["prior"] = read_prior(args.prior, example_ids=example_ids(examples))
+        else:
+            data["predictions"] = read_predictions(args.predictions, models, example_ids(examples))
+    method = resolve_auto(args.method, args.stop, args.top_k, objective=args.objective, prior=bool(data))
+    if data and method == "lucb":
+        method = "lucb-prior"
 
     resumed = journal_method(journal) if args.method == "auto" and args.objective == "best" else None
     if resumed is not None and resumed not in (method, "lucb-cheap"):  # (another objective: the resume says so)
@@ -584,7 +627,7 @@ def cmd_search(args) -> int:
                          workers=args.workers,
                          retries=args.retries, max_failures=args.max_failures, backoff=args.backoff,
                          log_every=args.log_every, stop=args.stop, progress=not args.quiet, barrier=args.barrier,
-                         costs=costs, objective=args.objective, gamma=args.gamma)
+                         costs=costs, objective=args.objective, gamma=args.gamma, **data)
     except SearchInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130

@@ -258,8 +258,13 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
                delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
                max_failures: int = 20, stop: str = "certified", batch_size: int | None = None,
                progress: bool = True, backoff: float = 0.1, log_every: float = 5.0, barrier: bool = False,
-               costs: dict | None = None, objective: str = "best", gamma: float | None = None) -> dict:
+               costs: dict | None = None, objective: str = "best", gamma: float | None = None, prior=None,
+               predictions=None) -> dict:
     """Run (or resume) a search; returns the JSON-ready result.
+
+    ``prior`` (other models' scores on the examples) or ``predictions`` (a predictor's scores for these models) runs
+    ``lucb-prior`` (``method`` ``lucb`` or ``auto``): the same certificate, with predictions of the unseen scores
+    (:mod:`paperlib.policies.lucb_prior`); the journal records its SHA-256 and a resume must give the same one.
 
     ``costs`` (``{model: price per call}``) prices every scored call (a scorer may report each call's cost instead:
     ``{"score": s, "cost": c}``); the result then has ``spend`` and ``spend_per_model``, and a resume with other
@@ -288,6 +293,9 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     # as "batch_size = 4 exceeds the budget", a flag the user never gave)
     cap = budget if budget is not None else len(models) * len(examples)
     params = {"batch_size": batch_size or max(1, min(workers, int(cap)))}
+    data = {k: v for k, v in (("prior", prior), ("predictions", predictions)) if v is not None}
+    if data and method in ("auto", "lucb"):
+        method = "lucb-prior"
     started = time.time()
     journal = Path(journal)
     meta = scorer.identity()
@@ -298,11 +306,12 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     if journal.exists():  # --workers is concurrency only: the batch is the journal's
         extra = {} if gamma is None else {"gamma": gamma}
         study = Study.resume(journal, models=models, examples=examples, method=method, seed=seed, delta=delta,
-                             epsilon=epsilon, budget=budget, meta=meta, costs=costs, objective=objective, **extra)
+                             epsilon=epsilon, budget=budget, meta=meta, costs=costs, objective=objective, **data,
+                             **extra)
     else:
         study = Study(models, examples, method=method, budget=budget, delta=delta, journal=journal, seed=seed,
                       meta=meta, epsilon=epsilon, asynchronous=False if barrier else None, costs=costs,
-                      objective=objective, gamma=gamma, **params)
+                      objective=objective, gamma=gamma, **data, **params)
 
     if study.asynchronous:
         try:
@@ -558,7 +567,7 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
            delta: float = 0.05, epsilon: float = 0.0, top_k: int = 1, seed: int = 0, workers: int = 4, retries: int = 2,
            max_failures: int = 20, stop: str = "certified", timeout: float = 600.0, progress: bool = False,
            backoff: float = 0.1, barrier: bool = False, costs: dict | None = None, objective: str = "best",
-           gamma: float | None = None) -> dict:
+           gamma: float | None = None, prior=None, predictions=None) -> dict:
     """Find the best model with a certificate, from Python: ``paperlib.search(models, examples, score, journal)``.
 
     Parameters
@@ -587,6 +596,12 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
         ``cheapest`` (needs ``costs`` and ``epsilon > 0``): certify the cheapest model within ``epsilon`` of the best,
         such that no cheaper model is within ``epsilon - gamma`` (``gamma`` default ``epsilon / 2``); ``best`` is then
         that model and the result adds ``objective``, ``gamma`` and its ``price``.
+    prior : (K, m) array, optional
+        Other models' scores on these examples, in the examples' order (NaN where unscored; read a leaderboard with
+        :func:`paperlib.prior.read_prior`): ``auto`` then runs ``lucb-prior``, the same certificate with fewer calls
+        when the prior predicts the candidates' scores (:mod:`paperlib.policies.lucb_prior`).
+    predictions : (n, m) array, optional
+        A predictor's scores in [0, 1] for these models on these examples (NaN where none), instead of ``prior``.
 
     Returns
     -------
@@ -608,25 +623,34 @@ def search(models, examples, score, journal, *, json_out=None, method: str = "au
     if json_out is not None:
         json_out = check_output_path(json_out, "json_out", inputs=[journal, *scorer_files])
     check_output_path(journal, "journal", inputs=scorer_files)
-    method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k, objective=objective)
+    method = resolve_auto(method, "certified" if stop == "certified" else "budget", top_k, objective=objective,
+                          prior=prior is not None or predictions is not None)
     out = run_search(models, examples, scorer, journal, method=method, budget=budget, delta=delta, epsilon=epsilon,
                      top_k=top_k,
                      seed=seed, workers=workers, retries=retries, max_failures=max_failures, stop=stop,
-                     progress=progress, backoff=backoff, barrier=barrier, costs=costs, objective=objective, gamma=gamma)
+                     progress=progress, backoff=backoff, barrier=barrier, costs=costs, objective=objective, gamma=gamma,
+                     prior=prior, predictions=predictions)
     if json_out is not None:
         write_atomic(json_out, json.dumps(out, indent=2) + "\n")
     return out
 
 
-def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True, objective: str = "best") -> str:
+def resolve_auto(method: str, stop: str, top_k: int = 1, live: bool = True, objective: str = "best",
+                 prior: bool = False) -> str:
     """What ``auto`` means: a fixed-confidence run (stop at a certificate) uses ``lucb``, the rule aimed at the
     certificate that needed the fewest calls on every real matrix of ``benchmarks/bench_certify.py`` (fewer than
     ``lucb-pd`` and UCB-E; ``benchmarks/RESULTS.md``) (a top-k certificate, which it does not target, uses ``ucbe``); a fixed-budget simulation uses SySRs
     (``auto``'s policy, the race's recommendation), and a live search with ``--stop budget`` uses ``ucbe`` (a live
     study must be anytime, so that a resume may raise the budget; SySRs plans its phases from the budget). Other
-    methods are returned as they are. With ``objective="cheapest"``, ``auto`` is ``lucb-cheap``, the one rule for it."""
+    methods are returned as they are. With ``objective="cheapest"``, ``auto`` is ``lucb-cheap``, the one rule for it;
+    with a ``prior`` (or predictions), ``lucb-prior``, the one rule that reads them."""
     if method != "auto":
         return method
+    if prior:
+        if objective == "cheapest" or top_k > 1:
+            raise ValueError("a prior (--prior, --predictions) is used by lucb-prior, which certifies the best model; "
+                             "it does not combine with --objective cheapest or --top-k")
+        return "lucb-prior"
     if objective == "cheapest":
         return "lucb-cheap"
     if stop == "certified":

@@ -52,6 +52,8 @@ from .journal import JournalError, JournalInUse, JournalStorage, lock_journal, p
 from .pickling import KeepsViews
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
+from .prior import check_predictions, check_prior
+from .prior import digest as prior_digest
 
 #: the methods a live study runs: anytime (a certificate may stop them), each model's examples drawn uniformly (the
 #: intervals need it), no train matrix, and an estimate that draws no random numbers (so a journal replays)
@@ -150,6 +152,13 @@ class Study(KeepsViews):
         ``{model: price per call}``: every scored call's cost is journaled (a scorer may instead report the cost of
         each call, :meth:`record_score`'s ``cost``), and :attr:`spend_per_model` adds them up; recorded in the
         header, so a resume with other prices is refused. Failed attempts are not charged.
+    prior : (K, m) array, optional
+        Other models' scores on these examples (values in [0, 1], NaN where unscored; a leaderboard): the method
+        ``lucb-prior`` (``auto`` with a prior) predicts each model's unseen scores from it and certifies at the same
+        level with fewer calls when the prior is informative (:mod:`paperlib.policies.lucb_prior`). Its SHA-256 is
+        recorded in the journal; a resume must give the same prior.
+    predictions : (n, m) array, optional
+        A predictor's scores for these models on these examples, in [0, 1] (NaN where none); instead of ``prior``.
     params : dict
         Method parameters (e.g. ``batch_size``, ``a``).
     """
@@ -157,9 +166,10 @@ class Study(KeepsViews):
     def __init__(self, models, examples, method: str = "ucbe", budget: int | None = None, delta: float = 0.05,
                  journal=None, seed: int = 0, device: str = "cpu", meta: dict | None = None, epsilon: float = 0.0,
                  asynchronous: bool | None = False, costs: dict | None = None, objective: str = "best",
-                 gamma: float | None = None, **params):
+                 gamma: float | None = None, prior=None, predictions=None, **params):
         models = [str(x) for x in models]
         examples = list(examples)
+        method, prior_data = _with_prior(method, prior, predictions, len(models), len(examples))
         if len(set(models)) != len(models):
             raise ValueError("model names must be distinct")
         if len(models) < 2 or not examples:
@@ -191,7 +201,8 @@ class Study(KeepsViews):
         self.models, self.examples = models, examples
         self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
         self.epsilon = float(epsilon)
-        self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **policy_params)
+        self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **policy_params,
+                                  **prior_data)
         if method not in STUDY_METHODS:
             raise ValueError(f"method {method} is not supported by Study; use one of {', '.join(STUDY_METHODS)} (their "
                              "intervals are valid and their estimates draw no random numbers, so a journal replays)")
@@ -210,7 +221,8 @@ class Study(KeepsViews):
         self._unscored: dict[tuple[int, int], list] = {}
         self._left: dict[int, int] = {}
         self._held: set[tuple[int, int]] = set()
-        self.cs = WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device)
+        own = getattr(self.policy, "cs", None)  # lucb-prior's intervals are its prior-assisted ones
+        self.cs = own if prior_data else WoRMeanCS(1, n, m, self.delta / n, device=self.policy.device)
         self.seen: set[tuple[int, int]] = set()
         self._requests = 0
         self._pending: tuple[Pairs, object] | None = None
@@ -225,6 +237,8 @@ class Study(KeepsViews):
                             meta=dict(meta or {}))
         if self.costs is not None:
             self._header["costs"] = self.costs
+        for key, value in prior_data.items():  # the data's digest: a resume with another prior is refused
+            self._header[f"{key}_sha256"] = prior_digest(value)
         if objective != "best":
             self._header.update(objective=objective, gamma=gamma)
         if self.asynchronous:
@@ -252,7 +266,7 @@ class Study(KeepsViews):
 
     @classmethod
     def resume(cls, journal, models=None, examples=None, meta: dict | None = None, budget: int | None = None,
-               **overrides) -> Study:
+               prior=None, predictions=None, **overrides) -> Study:
         """Rebuild a study from its journal and continue it (appending to the same file).
 
         ``examples`` is required (the journal stores only their digest); ``models``, when given, must
@@ -263,14 +277,29 @@ class Study(KeepsViews):
         """
         storage = JournalStorage.open(journal)
         try:
-            return cls._resume_from(storage, models, examples, overrides, meta, budget)
+            return cls._resume_from(storage, models, examples, overrides, meta, budget,
+                                    {k: v for k, v in (("prior", prior), ("predictions", predictions)) if v is not None})
         except BaseException:
             storage.close()
             raise
 
     @classmethod
-    def _resume_from(cls, storage: JournalStorage, models, examples, overrides: dict, meta, budget) -> Study:
+    def _resume_from(cls, storage: JournalStorage, models, examples, overrides: dict, meta, budget,
+                     prior_data: dict | None = None) -> Study:
         path, header = storage.path, storage.header
+        prior_data = prior_data or {}
+        for key in ("prior", "predictions"):
+            recorded, given = header.get(f"{key}_sha256"), prior_data.get(key)
+            if recorded is not None and given is None:
+                raise JournalError(f"{path}:1: the journal was recorded with a {key} (SHA-256 {recorded[:12]}...); "
+                                   f"resume with the same {key} (--{key})")
+            if recorded is None and given is not None:
+                raise JournalError(f"{path}:1: the journal was recorded without a {key}; resume without one, or start "
+                                   "a new journal")
+            if given is not None and prior_digest(given) != recorded:
+                raise JournalError(f"{path}:1: this {key} (SHA-256 {prior_digest(given)[:12]}...) differs from the "
+                                   f"journal's ({recorded[:12]}...); the recorded run used the other one (use a new "
+                                   "--json or --journal)")
         if examples is None:
             raise ValueError("resume needs the examples (the journal stores only their SHA-256)")
         if examples_digest(examples) != header["examples_sha256"] or len(examples) != header["n_examples"]:
@@ -308,7 +337,7 @@ class Study(KeepsViews):
                         costs=(None if header.get("costs") is None else dict(zip(header["models"], header["costs"],
                                                                                    strict=True))),
                         objective=header.get("objective", "best"), gamma=header.get("gamma"),
-                        **_recorded_params(header))
+                        **prior_data, **_recorded_params(header))
         except (ValueError, TypeError) as exc:
             raise JournalError(f"{path}:1: the header's set-up is not valid: {exc}") from None
         try:
@@ -473,7 +502,8 @@ class Study(KeepsViews):
         cols = torch.tensor([[e[1] for e in told]], device=self.policy.device)
         t = torch.tensor([[e[3] for e in told]], dtype=torch.float32, device=self.policy.device)
         self.policy.tell_ahead(rows, cols, t)
-        self.cs.update(rows, t)
+        if self.cs is not getattr(self.policy, "cs", None):
+            self.cs.update(rows, t)
         self.seen.update((e[0], e[1]) for e in told)
 
     @property
@@ -520,7 +550,8 @@ class Study(KeepsViews):
                 self._charge(i, None)
         t = torch.tensor([scores], dtype=torch.float32, device=self.policy.device)
         self.policy.tell(req, t)
-        self.cs.update(req.rows, t)
+        if self.cs is not getattr(self.policy, "cs", None):
+            self.cs.update(req.rows, t)
         self.seen.update(pairs.pairs)
         self._pending = None
         self._partial = {}
@@ -639,6 +670,24 @@ class Study(KeepsViews):
         """The k models with the highest lower bounds, and whether they are certified as the k best."""
         top, ok = certify_top_k(self.cs.lower, self.cs.upper, k)
         return [self.models[i] for i in top[0].tolist()], bool(ok[0])
+
+
+def _with_prior(method: str, prior, predictions, n: int, m: int) -> tuple[str, dict]:
+    """``method`` as a prior makes it (``auto`` and ``lucb`` with a prior or predictions run ``lucb-prior``) and the
+    checked data it takes; a prior with a method that cannot use it is refused, never ignored."""
+    if prior is None and predictions is None:
+        if method in METHODS and METHODS[method].takes_prior:
+            raise ValueError(f"method {method} needs a prior (other models' scores on the examples) or predictions")
+        return method, {}
+    if prior is not None and predictions is not None:
+        raise ValueError("give a prior or predictions, not both")
+    if method in ("auto", "lucb"):
+        method = "lucb-prior"
+    if method not in METHODS or not METHODS[method].takes_prior:
+        raise ValueError(f"a prior or predictions apply to lucb-prior (or auto), not {method}")
+    if prior is not None:
+        return method, {"prior": check_prior(prior, m)}
+    return method, {"predictions": check_predictions(predictions, n, m)}
 
 
 def _recorded_params(header: dict) -> dict:

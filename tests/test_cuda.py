@@ -42,6 +42,8 @@ def _params(method, v):
         p |= {"ensemble": 8}
     if METHODS[method].needs_costs:
         p |= {"costs": np.linspace(1.0, 0.1, 12), "epsilon": 0.1}
+    if METHODS[method].takes_prior:
+        p |= {"prior": np.random.default_rng(11).random((5, v.shape[0]))}
     return p
 
 

@@ -53,7 +53,9 @@ def _params(method):
         return {"ensemble": 4, "init_sweeps": 3, "batch_size": 8}
     # batches of 4 for the one-pair-a-step methods: 4 times fewer steps, and the batched path is the one tested
     costs = {"costs": np.linspace(1.0, 0.2, N)} if METHODS[method].needs_costs else {}
-    if method in ("ucbe", "ucbe-sync", "lucb", "lucb-pd", "lucb-cheap"):
+    if METHODS[method].takes_prior:  # other models' scores on the same examples
+        costs = {"prior": low_rank_logistic(6, M, gap=0.06, seed=4).scores}
+    if method in ("ucbe", "ucbe-sync", "lucb", "lucb-pd", "lucb-cheap", "lucb-prior"):
         return {"batch_size": 4, **costs}
     return costs
 

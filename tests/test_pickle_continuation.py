@@ -27,6 +27,7 @@ from paperlib.study import STUDY_METHODS, Study
 N, M = 4, 120
 SCORES = (np.random.default_rng(5).random((N, M)) < np.array([0.85, 0.6, 0.5, 0.4])[:, None]).astype(float)
 MODELS = [f"model-{i}" for i in range(N)]
+PRIOR = (np.random.default_rng(6).random((5, M)) < 0.6).astype(float)  # other models' scores (lucb-prior)
 EXAMPLES = [{"id": j} for j in range(M)]
 
 
@@ -35,6 +36,8 @@ def make_study(method, asynchronous):
     if method == "lucb-cheap":
         extra = {"costs": dict(zip(MODELS, [4.0, 1.0, 2.0, 0.5], strict=True)), "objective": "cheapest",
                  "epsilon": 0.1}
+    if method == "lucb-prior":
+        extra = {"prior": PRIOR}
     return Study(MODELS, EXAMPLES, method=method, seed=7, asynchronous=asynchronous, **extra)
 
 
@@ -114,6 +117,8 @@ def _policy_params(method):
         return {"ensemble": 4, "init_sweeps": 3, "batch_size": 4}
     if METHODS[method].needs_costs:
         return {"costs": np.linspace(1.0, 0.2, N)}
+    if METHODS[method].takes_prior:
+        return {"prior": PRIOR}
     return {}
 
 

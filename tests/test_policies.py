@@ -38,6 +38,8 @@ def _batch_shapes_picks(method):
 def run_collect(method, scores, budget, reps, seed=0, limit=None, **kw):
     n, m = scores.shape
     prices = {"costs": np.linspace(0.1, 1.0, n)[::-1].copy()} if METHODS[method].needs_costs else {}
+    if METHODS[method].takes_prior:  # other models' scores: the same examples, another seed
+        prices = {"prior": np.random.default_rng(11).random((5, m))}
     pol = make_policy(method, n, m, budget, reps=reps, seed=seed, device="cpu", **{**_params(method), **prices, **kw})
     s = torch.tensor(np.asarray(scores))
     pairs = []

@@ -68,6 +68,8 @@ class MethodSpec:
     variant_label : display text of a variant, from its parameters
     needs_factors : needs frozen example factors V from a train matrix (PULSE Step 1, ``v=``)
     takes_factors : accepts ``v=`` (needed or not)
+    takes_prior : accepts ``prior=`` (other models' scores on the examples) or ``predictions=`` (a predictor's scores
+        for the candidates), data inputs like ``v=``
 
     The capabilities that the class itself defines are read from it: :attr:`anytime`,
     :attr:`uniform_within_row`, :attr:`random_estimate`, :attr:`needs_scale`, :attr:`needs_variances`,
@@ -85,6 +87,7 @@ class MethodSpec:
     variant_label: Callable[[dict], str] | None = None
     needs_factors: bool = False
     takes_factors: bool = False
+    takes_prior: bool = False
 
     @property
     def cls(self) -> type:
@@ -143,7 +146,7 @@ class MethodSpec:
         out = {}
         for key, value in params.items():
             if ((key == "v" and self.takes_factors) or (key == "scale" and self.needs_scale)
-                    or (key == "costs" and self.needs_costs)):
+                    or (key == "costs" and self.needs_costs) or (key in ("prior", "predictions") and self.takes_prior)):
                 out[key] = value
                 continue
             if key not in by_name:
@@ -253,6 +256,11 @@ _LUCB_UNPAIRED = (
     Param("epsilon", float, 0.0, "certify the leader as epsilon-best (0: the best)", low=0.0, high=1.0, closed="left"),
     _batch(1),
 )
+_LUCB_PRIOR = _LUCB_UNPAIRED + (
+    Param("rank", int, 8, "singular vectors of the prior kept as example features", low=0),
+    Param("ridge", float, 4.0, "weight of the starting coefficients (the prior's average model, or the predictions as "
+          "they are) in each model's refits, in observations", low=0.0, closed="neither"),
+)
 _BASELINE_BATCH = (_batch(1024, affects_result=False),)
 _CHEAPEST = (
     Param("delta", float, 0.05, "confidence of the certificate (each model's sequence at delta / n)", low=0.0,
@@ -311,6 +319,10 @@ _SPECS = [
     MethodSpec("lucb", "lucb:LUCB", MATRIX, "LUCB (per-model intervals)",
                "LUCB with one interval per model (Kalyanakrishnan et al. 2012): the unpaired baseline of lucb-pd",
                "certificate", _LUCB_UNPAIRED, ("epsilon",), lambda p: f"LUCB, eps={float(p['epsilon']):g}"),
+    MethodSpec("lucb-prior", "lucb_prior:LUCBPrior", MATRIX, "LUCB with a prior (ours)",
+               "LUCB on prior-assisted intervals: predictions from other models' scores (--prior) or a predictor "
+               "(--predictions), valid whatever the prior (ours)", "certificate", _LUCB_PRIOR, ("epsilon",),
+               lambda p: f"LUCB with a prior, eps={float(p['epsilon']):g} (ours)", takes_prior=True),
     MethodSpec("lucb-cheap", "cheapest:CheapestGood", MATRIX, "cheapest good model (ours)",
                "certify the cheapest model within epsilon of the best, given each model's price per call (ours)",
                "certificate", _CHEAPEST, ("epsilon",), lambda p: f"cheapest good, eps={float(p['epsilon']):g} (ours)"),

@@ -183,6 +183,8 @@ def simulate(
     tie_tol: float = 0.0,
     epsilon: float = 0.0,
     costs=None,
+    prior=None,
+    predictions=None,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -212,9 +214,24 @@ def simulate(
         The price of one call to each row (:func:`paperlib.costs.check_costs`); then ``spend`` reports what each
         repetition paid by each checkpoint. The runs are the same with or without prices, except for a method whose
         rule reads them (``lucb-cheap``, which needs them).
+    prior : (K, m) array, optional
+        Other models' scores on the matrix's examples (a leaderboard; NaN where unscored) for ``lucb-prior`` (``lucb``
+        and ``auto`` with ``stop="certified"`` run it when a prior is given): predictions of the unseen scores inside
+        the certificate's intervals (:mod:`paperlib.policies.lucb_prior`). Refused for a method that cannot use it.
+    predictions : (n, m) array, optional
+        A predictor's scores for the matrix's rows, instead of ``prior``.
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
+    if prior is not None or predictions is not None:
+        from ..study import _with_prior
+
+        if method == "auto" and stop != "certified":
+            raise ValueError("a prior is used by lucb-prior, a certified search: give stop='certified' and delta")
+        method, data = _with_prior(method, prior, predictions, *matrix.shape)
+        params = {**params, **data}
+    elif METHODS[parse(method)[0]].takes_prior:
+        raise ValueError(f"{method} needs prior= (other models' scores on the examples) or predictions=")
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
     if costs is not None:
         costs = check_costs(costs, matrix.shape[0], examples=matrix.shape[1])
