@@ -64,7 +64,8 @@ from .pickling import KeepsViews
 # the per-stream sums of one (C, R, n) tensor, so that a batch adds to them with one scatter
 _LO_CENTRE, _LO_SCALE, _LO_PEN, _HI_CENTRE, _HI_SCALE, _HI_PEN, _P, _P2, _SP, _S2, _N = range(11)
 _NSUMS = 11
-_CAP = 0.75  # the largest bet on the scale of a side's room (Waudby-Smith & Ramdas 2024 suggest 1/2 or 3/4)
+_CAP = 0.5  # the largest bet on the scale of a side's room (Waudby-Smith & Ramdas 2024: 1/2; 3/4 needed 10% more calls on
+# sysrs_arc_challenge, benchmarks/bench_prior.py, 2026-11-28)
 
 
 def _earlier(rows: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

@@ -52,7 +52,7 @@ from .journal import JournalError, JournalInUse, JournalStorage, lock_journal, p
 from .pickling import KeepsViews
 from .policies import MATRIX, METHODS, make_policy
 from .policies.base import BudgetExhaustedError, PendingRequestError, UnknownRequestError
-from .prior import check_predictions, check_prior
+from .policies.lucb_prior import resolve_prior
 from .prior import digest as prior_digest
 
 #: the methods a live study runs: anytime (a certificate may stop them), each model's examples drawn uniformly (the
@@ -169,7 +169,7 @@ class Study(KeepsViews):
                  gamma: float | None = None, prior=None, predictions=None, **params):
         models = [str(x) for x in models]
         examples = list(examples)
-        method, prior_data = _with_prior(method, prior, predictions, len(models), len(examples))
+        method, prior_data = resolve_prior(method, prior, predictions, len(models), len(examples))
         if len(set(models)) != len(models):
             raise ValueError("model names must be distinct")
         if len(models) < 2 or not examples:
@@ -670,24 +670,6 @@ class Study(KeepsViews):
         """The k models with the highest lower bounds, and whether they are certified as the k best."""
         top, ok = certify_top_k(self.cs.lower, self.cs.upper, k)
         return [self.models[i] for i in top[0].tolist()], bool(ok[0])
-
-
-def _with_prior(method: str, prior, predictions, n: int, m: int) -> tuple[str, dict]:
-    """``method`` as a prior makes it (``auto`` and ``lucb`` with a prior or predictions run ``lucb-prior``) and the
-    checked data it takes; a prior with a method that cannot use it is refused, never ignored."""
-    if prior is None and predictions is None:
-        if method in METHODS and METHODS[method].takes_prior:
-            raise ValueError(f"method {method} needs a prior (other models' scores on the examples) or predictions")
-        return method, {}
-    if prior is not None and predictions is not None:
-        raise ValueError("give a prior or predictions, not both")
-    if method in ("auto", "lucb"):
-        method = "lucb-prior"
-    if method not in METHODS or not METHODS[method].takes_prior:
-        raise ValueError(f"a prior or predictions apply to lucb-prior (or auto), not {method}")
-    if prior is not None:
-        return method, {"prior": check_prior(prior, m)}
-    return method, {"predictions": check_predictions(predictions, n, m)}
 
 
 def _recorded_params(header: dict) -> dict:

@@ -220,3 +220,28 @@ def test_a_prior_with_a_method_that_cannot_use_it_is_refused():
         Study(MODELS, EXAMPLES, method="lucb", prior=PRIOR, predictions=np.full((3, 50), 0.5))
     with pytest.raises(ValueError, match="needs a prior"):
         Study(MODELS, EXAMPLES, method="lucb-prior")
+
+
+def test_simulate_command_with_a_prior_and_predictions(tmp_path, capsys):
+    """``simulate --method auto --stop certified --prior`` runs lucb-prior (the prior's columns matched by col_ids in
+    another order); ``--predictions`` too; a prior with lucb-pd is refused naming the methods that take one."""
+    from paperlib.cli import main
+
+    mat = low_rank_logistic(14, 120, gap=0.1, seed=2)
+    S = np.asarray(mat.scores)
+    ids = np.array([f"ex{j}" for j in range(120)])
+    np.savez(tmp_path / "c.npz", scores=S[:4], col_ids=ids, row_ids=np.array(["a", "b", "c", "d"]))
+    np.savez(tmp_path / "p.npz", scores=S[4:, ::-1], col_ids=ids[::-1])
+    base = ["simulate", "--scores", str(tmp_path / "c.npz"), "--budget-frac", "1", "--delta", "0.05", "--stop",
+            "certified", "--reps", "3", "--quiet"]
+    assert main([*base, "--method", "auto", "--prior", str(tmp_path / "p.npz"), "--json", str(tmp_path / "o.json")]) == 0
+    out = json.loads((tmp_path / "o.json").read_text())
+    assert out["method"] == "lucb-prior" and out["best"] == [int(S[:4].mean(1).argmax())] * 3
+    (tmp_path / "pred.csv").write_text("model,example,prediction\n" + "".join(
+        f"{r},ex{j},{S[i, j] * 0.5 + 0.25}\n" for i, r in enumerate("abcd") for j in range(120)))
+    assert main([*base, "--method", "lucb", "--predictions", str(tmp_path / "pred.csv"),
+                 "--json", str(tmp_path / "q.json")]) == 0
+    assert json.loads((tmp_path / "q.json").read_text())["method"] == "lucb-prior"
+    assert main([*base, "--method", "lucb-pd", "--prior", str(tmp_path / "p.npz"), "--json",
+                 str(tmp_path / "r.json")]) == 2
+    assert "apply to lucb-prior" in capsys.readouterr().err and not (tmp_path / "r.json").exists()

@@ -590,3 +590,28 @@ def test_a_ctrl_c_at_any_moment_of_start_up_ends_with_130_and_no_traceback(setup
             # (a print cut by the signal may leave its line without a newline: "auto: running ucbeinterrupted")
             assert "interrupted" in err.strip().splitlines()[-1], err
     assert len(seen) >= 6 and 130 in seen  # most landed in our code, at least one while it started or ran
+
+
+def test_search_with_a_leaderboard_prior_and_bad_priors_refused_before_any_call(setup):
+    """A leaderboard CSV (its columns named by the examples' ids, in another order) runs lucb-prior and certifies the
+    right model; a leaderboard missing an example, or with a score outside [0, 1], is refused before any call."""
+    d = setup
+    other = low_rank_logistic(6, 80, gap=0.1, seed=9).scores  # other models on the same 80 examples
+    cols = list(range(80))[::-1]
+    lines = ["model," + ",".join(str(j) for j in cols)]
+    lines += [f"x{k}," + ",".join(f"{other[k, j]:g}" for j in cols) for k in range(6)]
+    (d / "leaderboard.csv").write_text("\n".join(lines) + "\n")
+    proc = search(d, "out.json", "--prior", str(d / "leaderboard.csv"), "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads((d / "out.json").read_text())
+    assert out["method"] == "lucb-prior" and out["certified"] and out["best"] == f"m{int(MAT.scores.mean(1).argmax())}"
+    header = json.loads((d / "out.journal.jsonl").read_text().splitlines()[0])
+    assert len(header["prior_sha256"]) == 64
+    (d / "calls.log").unlink()
+    (d / "short.csv").write_text("model,0,1\nx,0.5,0.5\n")
+    (d / "wide.csv").write_text("\n".join(lines[:1] + [lines[1].replace(",0,", ",1.5,", 1) if ",0," in lines[1]
+                                                         else lines[1][:-1] + "7"]) + "\n")
+    for bad, message in (("short.csv", "not among its col_ids"), ("wide.csv", "must lie in")):
+        proc = search(d, f"{bad}.json", "--prior", str(d / bad))
+        assert proc.returncode != 0 and message in proc.stderr, proc.stderr
+        assert not (d / "calls.log").exists() and not (d / f"{bad}.journal.jsonl").exists()

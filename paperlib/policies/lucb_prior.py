@@ -26,6 +26,7 @@ from ..checks import check_scalar
 from ..confseq_prior import PriorAssistedCS
 from ..prior import check_predictions, check_prior, example_features
 from .lucb import LUCB
+from .registry import METHODS
 
 
 class LUCBPrior(LUCB):
@@ -77,3 +78,21 @@ class LUCBPrior(LUCB):
         self.counts.view(-1).index_add_(0, flat, torch.ones_like(flat))
         self.cs.update(rows, cols, scores.double())
         self._steps += 1
+
+
+def resolve_prior(method: str, prior, predictions, n: int, m: int) -> tuple[str, dict]:
+    """``method`` as a prior makes it (``auto`` and ``lucb`` with a prior or predictions run ``lucb-prior``) and the
+    checked data it takes; a prior with a method that cannot use it is refused, never ignored."""
+    if prior is None and predictions is None:
+        if method in METHODS and METHODS[method].takes_prior:
+            raise ValueError(f"method {method} needs a prior (other models' scores on the examples) or predictions")
+        return method, {}
+    if prior is not None and predictions is not None:
+        raise ValueError("give a prior or predictions, not both")
+    if method in ("auto", "lucb"):
+        method = "lucb-prior"
+    if method not in METHODS or not METHODS[method].takes_prior:
+        raise ValueError(f"a prior or predictions apply to lucb-prior (or auto), not {method}")
+    if prior is not None:
+        return method, {"prior": check_prior(prior, m)}
+    return method, {"predictions": check_predictions(predictions, n, m)}

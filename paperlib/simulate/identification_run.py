@@ -224,11 +224,11 @@ def simulate(
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
     if prior is not None or predictions is not None:
-        from ..study import _with_prior
+        from ..policies.lucb_prior import resolve_prior
 
         if method == "auto" and stop != "certified":
             raise ValueError("a prior is used by lucb-prior, a certified search: give stop='certified' and delta")
-        method, data = _with_prior(method, prior, predictions, *matrix.shape)
+        method, data = resolve_prior(method, prior, predictions, *matrix.shape)
         params = {**params, **data}
     elif METHODS[parse(method)[0]].takes_prior:
         raise ValueError(f"{method} needs prior= (other models' scores on the examples) or predictions=")
