@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce report check-reproduction test test-fast lint package benchmark strip-notebooks
+.PHONY: setup reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -58,6 +58,11 @@ test: setup lint package
 
 test-fast: setup
 	$(VENV)/bin/pytest -m "not slow" tests
+
+# the smoke DAG through profiles/slurm on a real one-node SLURM cluster started here (root, Debian; about 10 minutes):
+# tests/slurm/run.sh, which ends with "slurm: N jobs submitted with sbatch, N completed; outputs identical to ..."
+test-slurm: setup
+	SNAKEMAKE=$(CURDIR)/$(VENV)/bin/snakemake PYTHON=$(CURDIR)/$(VENV)/bin/python bash tests/slurm/run.sh
 
 # sdist + wheel from this checkout (no network: the venv's setuptools), checked by twine
 package: setup
