@@ -329,6 +329,32 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     raw = pdf.read_bytes()
     assert b"file://" not in raw, "the PDF links into the build folder"
     assert b"/Outlines" in raw, "the PDF has no outline (bookmarks)"
+    outline_is_clean(pdf)
+
+
+def outline_is_clean(pdf) -> None:
+    """Issue 58, item 2: the bookmarks show every chapter at the top level, once, after the landing page; no
+    "Contents"; no title doubled or with words glued at a line break (Chromium's own outline had all four)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+    top = [str(x.title) for x in reader.outline if not isinstance(x, list)]
+    assert top[0].startswith("paperlib: evaluating LLMs on a budget"), top[:2]
+    for chapter in ("Zhou et al. 2025: On Speeding Up Language Model Evaluation", "Tolochinsky et al. 2026: PULSE",
+                    "Saha et al. 2026: LLM-as-Judge on a Budget (ROBIN, ROBIN-HOOD)", "Methods", "The ledger",
+                    "References"):
+        assert top.count(chapter) == 1, f"chapter {chapter!r} at the outline's top level {top.count(chapter)} times"
+    assert any(t.startswith("Beyond the papers") for t in top)
+
+    def titles(items):
+        for x in items:
+            yield from titles(x) if isinstance(x, list) else [str(x.title)]
+
+    every = list(titles(reader.outline))
+    assert "Contents" not in every
+    doubled = [t for t in every if len(t) % 2 == 0 and t[: len(t) // 2] == t[len(t) // 2:]]
+    glued = [t for t in every if re.search(r"[a-z]budget|ModelEvaluation|ourvariants|[a-z]’s[a-z]", t)]
+    assert not doubled and not glued, (doubled[:3], glued[:3])
 
 
 def test_every_saved_figure_has_a_vector_version_unless_too_large(tmp_path, monkeypatch):

@@ -1038,6 +1038,9 @@ def print_pdf(html: Path, pdf: Path) -> None:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if r.returncode or not pdf.exists():
         raise BookError(f"chromium could not print {html}: {r.stderr[-1500:]}")
+    from .pdf_outline import fix_outline
+
+    fix_outline(pdf, html)  # chapters at the top level of the bookmarks, clean titles
 
 
 def build(profile: str, figures: Path, executed: Path, out: Path, *, config: dict | None = None,

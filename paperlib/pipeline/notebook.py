@@ -60,7 +60,8 @@ def setup(threads: int = 2, progress_log: str | None = None) -> None:
 
 def tables() -> None:
     """How a notebook shows a table: numbers as :func:`paperlib.figures.fmt_number` writes them (a budget fraction
-    of 0.079993 is the 0.08 it stands for), at most 30 rows, and every column."""
+    of 0.079993 is the 0.08 it stands for), a missing value as "–" (as the book's tables show it, never "NaN"), at
+    most 30 rows, and every column."""
     import pandas as pd
 
     from ..display import fmt_number
@@ -68,6 +69,18 @@ def tables() -> None:
     pd.set_option("display.float_format", fmt_number)
     pd.set_option("display.max_rows", 30)
     pd.set_option("display.max_columns", None)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - the workflow environment has IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    html = shell.display_formatter.formatters["text/html"]
+    plain = shell.display_formatter.formatters["text/plain"]
+    html.for_type(pd.DataFrame, lambda df: df.to_html(na_rep="–", float_format=fmt_number, max_rows=30))
+    plain.for_type(pd.DataFrame, lambda df, p, cycle: p.text(df.to_string(na_rep="–", float_format=fmt_number,
+                                                                            max_rows=30)))
 
 
 def output(path, default: str) -> Path:
