@@ -122,8 +122,11 @@ def save_vector(fig, png: Path) -> Path | None:
     """The figure's vector version beside its PNG (``x.png`` -> ``x.svg``), which the report shows and prints so
     that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES` (no
     tracked file over 1 MB)."""
+    import matplotlib
+
     svg = Path(png).with_suffix(".svg")
-    fig.savefig(svg, metadata={"Date": None})  # no date in the file
+    with matplotlib.rc_context({"svg.hashsalt": "paperlib"}):  # the same ids on every run: a rerun of the same
+        fig.savefig(svg, metadata={"Date": None})  # figure changes no byte (no date in the file either)
     if svg.stat().st_size > MAX_BYTES:
         svg.unlink()
         return None
