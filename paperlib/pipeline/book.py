@@ -306,8 +306,11 @@ def place_figure(png: Path, dest: Path) -> str:
     return pick.name
 
 
-def figure_block(rel: str, caption: str, name: str) -> str:
-    return f"```{{figure}} {rel}\n:name: fig-{name}\n:width: 100%\n:alt: {caption}\n\n{caption}\n```\n"
+def figure_block(rel: str, caption: str, name: str, printed: bool = True) -> str:
+    """A figure of the book; ``printed=False`` (book.yaml's ``print: false``: a grid too fine for a page, whose
+    summary is printed instead) shows it on the site only."""
+    opts = "" if printed else ":figclass: screen-only\n"
+    return f"```{{figure}} {rel}\n:name: fig-{name}\n:width: 100%\n{opts}:alt: {caption}\n\n{caption}\n```\n"
 
 
 @dataclass
@@ -341,7 +344,7 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
         for i, path in enumerate(files):
             rel = place_figure(path, ctx.src / "figures")
             cap = fill(f["caption"], ctx.config) + (f" Part {i + 1} of {len(files)}." if len(files) > 1 else "")
-            out += [figure_block(f"figures/{rel}", cap, path.stem), ""]
+            out += [figure_block(f"figures/{rel}", cap, path.stem, printed=f.get("print", True)), ""]
     for t in sec.get("tables", []):
         path = ctx.figures / t["file"]
         if not path.exists():

@@ -37,6 +37,55 @@ def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: li
             yield fig, k
 
 
+def dataset_means(table: pd.DataFrame, metric: str, boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per method and budget (the share of the matrix, on the common grid): the mean of ``metric`` over the datasets
+    and its 95% interval, a percentile bootstrap over the datasets (``boot`` resamples, seeded), the datasets being
+    the unit a reader generalises over. Columns method, frac, mean, lo, hi, datasets."""
+    sub = table[(table.metric == metric) & table.budget_frac.notna()].assign(frac=lambda d: d.budget_frac.round(3))
+    wide = sub.pivot_table(index=["method", "frac"], columns="dataset", values="value")
+    rng = np.random.default_rng(seed)
+    n = wide.shape[1]
+    draws = rng.integers(0, n, size=(boot, n))
+    rows = []
+    for (method, frac), values in wide.iterrows():
+        v = values.to_numpy(dtype=float)
+        ok = ~np.isnan(v)
+        boots = np.nanmean(v[draws], axis=1) if ok.all() else np.nanmean(v[ok][draws % ok.sum()], axis=1)
+        rows.append(dict(method=method, frac=frac, mean=float(np.nanmean(v)), lo=float(np.quantile(boots, 0.025)),
+                         hi=float(np.quantile(boots, 0.975)), datasets=int(ok.sum())))
+    return pd.DataFrame(rows)
+
+
+def figure3_summary(table: pd.DataFrame, kinds: pd.Series, metrics: list[str]):
+    """Figure 3 in one figure a page can hold: for each metric (the paper's five rows), the mean over every
+    dataset of each algorithm's value against the budget, with a 95% bootstrap interval over the datasets. The
+    per-dataset panels are :func:`figure3`'s grids (on the site)."""
+    reps = int(table.reps.min())
+    ncol = 3
+    nrow = -(-(len(metrics) + 1) // ncol)  # one slot for the legend
+    fig, axes = plt.subplots(nrow, ncol, figsize=(7.8, 2.6 * nrow + 0.9), sharey=True, squeeze=False)
+    flat = axes.ravel()
+    for ax, metric in zip(flat, metrics, strict=False):
+        summ = dataset_means(table, metric)
+        for method, g in summ.groupby("method", sort=False):
+            x = 100 * g.frac
+            line, = ax.plot(x, g["mean"], marker="o", ms=2, lw=1.2, label=label(method))
+            ax.fill_between(x, g.lo, g.hi, color=line.get_color(), alpha=0.15, lw=0)
+        ax.set_title(metric)
+        budget_axis(ax, "% of the matrix (log)")
+        ax.set_ylim(0, 1.02)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"mean over {table.dataset.nunique()} datasets")
+    for ax in flat[len(metrics):]:
+        ax.axis("off")
+    handles, labels = flat[0].get_legend_handles_labels()
+    flat[len(metrics)].legend(handles, labels, loc="center", frameon=False, title="algorithm")
+    reproduction_title(fig, PAPER, "Figure 3", "mean over the datasets\n(bands: 95% bootstrap over the datasets)",
+                       kinds.unique(), reps)
+    fig.tight_layout()
+    return fig
+
+
 def ablations(abl: pd.DataFrame, names: list[str], kinds: dict[str, str], metric: str):
     """Figure 4: UCB-E-LRF's ablations (variant, batch size, ensemble, eta, warm-up, rank) on each dataset, bands
     +-1 s.e. over the runs (the paper's 50; the profile's ``ablation.reps`` here)."""
