@@ -12,7 +12,8 @@ Every number comes from the ledger, the committed tables or the profile's config
 Inputs are committed files only: ``figures/<profile>/`` (ledger, figures, tables), the executed summary
 notebooks under ``results/<profile>/notebooks/`` (a notebook without outputs is not given a page), the ledger
 fragments under ``results/<profile>/claims/`` (which rule wrote each row) and the profile's configuration. ``python -m paperlib.pipeline.book --profile paper`` builds ``site/paper/index.html``
-and ``site/paper/paperlib-paper.pdf``.
+and ``site/paper/paperlib-paper.pdf``. The printed copy (Chromium, the print CSS, the PDF's bookmarks) is
+:mod:`paperlib.pipeline.print_pdf` and :mod:`paperlib.pipeline.pdf_outline`, apart from the page writers here.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import yaml
 from .. import paths
 from ..decide import Verdict
 from ..ledger import Claim
+from .print_pdf import PrintError, chromium, print_pdf
 from .variables import PAPER_KEYS, ledger_values
 
 STRUCTURE = Path(__file__).with_name("book.yaml")
@@ -971,81 +973,6 @@ def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
     return Path(path).stat().st_size
 
 
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-
-
-PRINT_CSS = """
-@media print{
-details.hide.above-input,.cell_input,.headerlink,.prev-next-area,.bd-sidebar-primary,.bd-sidebar-secondary,
-.bd-header,.bd-footer,.bd-footer-content,.header-article,#pst-back-to-top,.sd-summary-up,.sd-summary-down{
-display:none!important}
-details.sd-dropdown>summary{font-weight:600}
-details.sd-dropdown>.sd-summary-content{display:block!important}
-.bd-main .bd-content .bd-article-container{max-width:100%!important}
-html{font-size:12.5px}
-#the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
-.print-only{display:block!important}.screen-only{display:none!important}
-#the-ledger table{font-size:.72em}
-#the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
-.job-figure{display:none!important}
-.sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
-.sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
-.sd-dropdown .sd-summary-content figure img{width:100%!important}
-span[id^="document-"]+section{break-before:page}
-section>h1:first-child{margin-top:0}
-img{max-width:100%!important;max-height:200mm;width:auto;height:auto;break-inside:avoid}
-figure,.cell_output{break-inside:avoid}
-h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
-section>span[id]:empty{position:absolute}
-.pst-scrollable-table-container{overflow:visible!important}
-table.table{max-width:100%!important}table.table td:last-child{overflow-wrap:anywhere}
-a[href]{color:inherit;text-decoration:none}
-}
-"""
-
-
-def print_copy(html: Path) -> Path:
-    """The single-page HTML as it is printed: every link that is not to a place in the document or on the web made
-    plain text (a PDF must never point into the build folder: image links, links to the other pages of the site),
-    links to other pages' sections made links within the document, every folded section printed open (paper cannot
-    be unfolded) and the code folds left out (:data:`PRINT_CSS`)."""
-    text = html.read_text(encoding="utf-8")
-
-    def relink(m: re.Match) -> str:
-        href = m.group(2)
-        if href.startswith(("http://", "https://", "#")):
-            return m.group(0)
-        page, _, anchor = href.partition("#")
-        if page.endswith(".html") and "/" not in page and page not in ("genindex.html", "search.html"):
-            return f'{m.group(1)}href="#{anchor or "document-" + page.removesuffix(".html")}"'
-        return m.group(1).rstrip()  # no href at all: plain text
-
-    text = re.sub(r'(<a\b[^>]*?\s)href=["\']([^"\']*)["\']', relink, text)
-    text = re.sub(r"<details(\s[^>]*class=\"[^\"]*sd-dropdown[^\"]*\")", r"<details open\1", text)
-    text = text.replace("</head>", f"<style>{PRINT_CSS}</style></head>", 1)
-    out = html.with_name("print.html")
-    out.write_text(text, encoding="utf-8")
-    return out
-
-
-def print_pdf(html: Path, pdf: Path) -> None:
-    exe = chromium()
-    if exe is None:
-        raise BookError("no Chromium to print the PDF (Debian package chromium); --pdf no builds the site alone")
-    html = print_copy(html)
-    cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-           "--no-pdf-header-footer", "--generate-pdf-document-outline",  # bookmarks from the headings
-           "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
-           f"--print-to-pdf={pdf}", html.as_uri()]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if r.returncode or not pdf.exists():
-        raise BookError(f"chromium could not print {html}: {r.stderr[-1500:]}")
-    from .pdf_outline import fix_outline
-
-    fix_outline(pdf, html)  # chapters at the top level of the bookmarks, clean titles
-
-
 def build(profile: str, figures: Path, executed: Path, out: Path, *, config: dict | None = None,
           pdf: bool = True, work: Path | None = None, jobs: int = 2) -> dict:
     """Build the site into ``out`` (replaced) and, with ``pdf``, ``out/paperlib-<profile>.pdf``."""
@@ -1120,7 +1047,7 @@ def main(argv=None) -> int:
         if args.pdf == "auto" and not pdf:
             print("report: no Chromium (Debian package chromium): building the site without the PDF", file=sys.stderr)
         info = build(args.profile, figures, executed, out, config=config, pdf=pdf, work=args.work)
-    except BookError as exc:
+    except (BookError, PrintError) as exc:
         print(f"report: {exc}", file=sys.stderr)
         return 2
     print(f"report: {info['index']} ({info['rows']} ledger rows, {len(info['notebooks'])} notebooks, "

@@ -1,0 +1,93 @@
+"""The report's printed copy: the single-page HTML made printable and printed to PDF by headless Chromium, then its
+bookmarks rebuilt (issue 58, item 8: the PDF apart from the page writers of :mod:`paperlib.pipeline.book`).
+
+:func:`print_copy` turns Sphinx's single-page HTML into what is printed (links within the document, folds open, the
+print CSS :data:`PRINT_CSS`); :func:`print_pdf` prints it with Chromium and hands the PDF to
+:func:`paperlib.pipeline.pdf_outline.fix_outline`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+
+class PrintError(RuntimeError):
+    """The PDF could not be printed (no Chromium, or Chromium failed)."""
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+PRINT_CSS = """
+@media print{
+details.hide.above-input,.cell_input,.headerlink,.prev-next-area,.bd-sidebar-primary,.bd-sidebar-secondary,
+.bd-header,.bd-footer,.bd-footer-content,.header-article,#pst-back-to-top,.sd-summary-up,.sd-summary-down{
+display:none!important}
+details.sd-dropdown>summary{font-weight:600}
+details.sd-dropdown>.sd-summary-content{display:block!important}
+.bd-main .bd-content .bd-article-container{max-width:100%!important}
+html{font-size:12.5px}
+#the-claim-builders,span[id^="document-notebooks/"]+section,div.profile-config{display:none!important}
+.print-only{display:block!important}.screen-only{display:none!important}
+#the-ledger table{font-size:.72em}
+#the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
+.job-figure{display:none!important}
+.sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
+.sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
+.sd-dropdown .sd-summary-content figure img{width:100%!important}
+span[id^="document-"]+section{break-before:page}
+section>h1:first-child{margin-top:0}
+img{max-width:100%!important;max-height:200mm;width:auto;height:auto;break-inside:avoid}
+figure,.cell_output{break-inside:avoid}
+h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
+section>span[id]:empty{position:absolute}
+.pst-scrollable-table-container{overflow:visible!important}
+table.table{max-width:100%!important}table.table td:last-child{overflow-wrap:anywhere}
+a[href]{color:inherit;text-decoration:none}
+}
+"""
+
+
+def print_copy(html: Path) -> Path:
+    """The single-page HTML as it is printed: every link that is not to a place in the document or on the web made
+    plain text (a PDF must never point into the build folder: image links, links to the other pages of the site),
+    links to other pages' sections made links within the document, every folded section printed open (paper cannot
+    be unfolded) and the code folds left out (:data:`PRINT_CSS`)."""
+    text = html.read_text(encoding="utf-8")
+
+    def relink(m: re.Match) -> str:
+        href = m.group(2)
+        if href.startswith(("http://", "https://", "#")):
+            return m.group(0)
+        page, _, anchor = href.partition("#")
+        if page.endswith(".html") and "/" not in page and page not in ("genindex.html", "search.html"):
+            return f'{m.group(1)}href="#{anchor or "document-" + page.removesuffix(".html")}"'
+        return m.group(1).rstrip()  # no href at all: plain text
+
+    text = re.sub(r'(<a\b[^>]*?\s)href=["\']([^"\']*)["\']', relink, text)
+    text = re.sub(r"<details(\s[^>]*class=\"[^\"]*sd-dropdown[^\"]*\")", r"<details open\1", text)
+    text = text.replace("</head>", f"<style>{PRINT_CSS}</style></head>", 1)
+    out = html.with_name("print.html")
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def print_pdf(html: Path, pdf: Path) -> None:
+    exe = chromium()
+    if exe is None:
+        raise PrintError("no Chromium to print the PDF (Debian package chromium); --pdf no builds the site alone")
+    html = print_copy(html)
+    cmd = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-pdf-header-footer", "--generate-pdf-document-outline",  # bookmarks from the headings
+           "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
+           f"--print-to-pdf={pdf}", html.as_uri()]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if r.returncode or not pdf.exists():
+        raise PrintError(f"chromium could not print {html}: {r.stderr[-1500:]}")
+    from .pdf_outline import fix_outline
+
+    fix_outline(pdf, html)  # chapters at the top level of the bookmarks, clean titles
