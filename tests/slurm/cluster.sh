@@ -12,7 +12,7 @@ conf="$dir/slurm.conf"
 export SLURM_CONF="$conf"
 
 daemons() {  # the pids of live slurmctld / slurmd processes (not zombies awaiting their parent)
-  for pid in $(pgrep -x 'slurmctld|slurmd' || true); do
+  for pid in $(pgrep -x slurmctld || true) $(pgrep -x slurmd || true); do  # (pgrep takes names of <= 15 characters)
     [ "$(ps -o stat= -p "$pid" | cut -c1)" = Z ] || printf '%s ' "$pid"
   done
 }
