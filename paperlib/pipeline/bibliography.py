@@ -36,12 +36,18 @@ def identifier(e) -> tuple[str, str] | None:
     return None
 
 
-def citation(key: str) -> str:
-    """One entry as a line of Markdown: authors, title, venue and year, its DOI or arXiv id, its code."""
-    e = entries()[key]
+def head(e) -> str:
+    """"Authors. Title. Venue year.": how every page names a work (the references page, the chapters' citations)."""
     f = e.fields
     venue = f.get("booktitle") or f.get("journal") or ""
-    bits = [f"{_plain(authors(e)).removesuffix('.')}. {_plain(f['title'])}." + (f" {_plain(venue)}" if venue else "") + f" {f['year']}."]
+    return f"{_plain(authors(e)).removesuffix('.')}. {_plain(f['title'])}." + (f" {_plain(venue)}" if venue else "") + f" {f['year']}."
+
+
+def citation(key: str) -> str:
+    """One entry as a line of Markdown: :func:`head`, its DOI or arXiv id, its code."""
+    e = entries()[key]
+    f = e.fields
+    bits = [head(e)]
     ident = identifier(e)
     if ident:
         bits.append(f"[{ident[0]}]({ident[1]})")
@@ -80,8 +86,7 @@ def reference_dicts() -> dict[str, dict]:
             continue
         f = e.fields
         ident = identifier(e)
-        ref = {"cite": _plain(f"{authors(e).removesuffix('.')}. {f['title']}. {f.get('booktitle') or f.get('journal') or ''} "
-                              f"{f['year']}.")}
+        ref = {"cite": head(e)}
         if ident and ident[0].startswith("arXiv"):
             ref["paper"] = ident[1]
         if "code" in f:
