@@ -19,6 +19,7 @@ import torch
 
 from ..checks import check_delta, check_scalar
 from ..confseq import WoRMeanCS, certify
+from ..confseq_prior import PriorAssistedCS
 from ..costs import check_costs
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
@@ -130,9 +131,9 @@ def interval_tracker(policy, delta_row: float):
         policy.track_intervals(delta_row)
         return _PolicyIntervals(policy, "cs_lower", "cs_upper")
     own = getattr(policy, "cs", None)
-    if (isinstance(own, WoRMeanCS) and own.delta == delta_row and own.population == policy.m and own.kind == "both"
-            and own.lower.shape == (policy.reps, policy.n)):
-        return _PolicyIntervals(own, "lower", "upper")  # the policy keeps this very sequence (lucb)
+    if (isinstance(own, (WoRMeanCS, PriorAssistedCS)) and own.delta == delta_row and own.population == policy.m
+            and own.kind in ("both", "prior") and own.lower.shape == (policy.reps, policy.n)):
+        return _PolicyIntervals(own, "lower", "upper")  # the policy keeps this very sequence (lucb, lucb-prior)
     if not policy.uniform_within_row:
         raise ValueError(f"--delta needs a policy that draws each row's examples uniformly; {policy.name} does not "
                          "(its intervals would not be valid)")
