@@ -1,7 +1,9 @@
 """Compare two runs of the smoke DAG (tests/slurm/run.sh): every CSV table under results/ and figures/ equal, the
 ledger (claims.csv) equal row by row. What measures time is left out, the only thing that may differ between a local
-run and a cluster run: columns such as wall_s, fit_s, s_per_run, and the measured text of the ledger rows about run
-time (their claim ids say "time": zhou-ablation-batch-time, pulse-run-time-...), whose verdicts are still compared.
+run and a cluster run: columns such as wall_s, fit_s, s_per_run, and the ledger rows about run time (their claim ids
+say "time": zhou-ablation-batch-time, pulse-run-time-...), whose measurement and so whose verdict depend on the
+machine and its load (zhou-ablation-batch-time's smoke-size ratio of 7-12x crosses its rule's threshold under load);
+such a row must still be there, with the same statement.
 
     python tests/slurm/compare.py LOCAL_COPY CLUSTER_COPY
 """
@@ -37,7 +39,8 @@ def main(argv) -> int:
         keep = [c for c in x.columns if not TIMING.search(str(c))]
         if "claim" in x.columns and "measured" in x.columns and len(x) == len(y):
             timed = x["claim"].astype(str).str.contains(TIMING_CLAIM)
-            x.loc[timed, "measured"] = y.loc[timed, "measured"] = ""
+            for col in ("measured", "verdict"):
+                x.loc[timed, col] = y.loc[timed, col] = ""
         if list(x.columns) != list(y.columns) or not x[keep].equals(y[keep]):
             bad.append(key)
     if bad:
