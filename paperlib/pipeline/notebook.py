@@ -96,6 +96,16 @@ def output(path, default: str) -> Path:
     return p
 
 
+def write_table(df, path, default: str) -> Path:
+    """Write ``df`` without its index to :func:`output` ``(path, default)``: plain CSV, or gzip-compressed when the
+    name ends in ``.gz`` with no time stamp in its header, so that the same table always makes the same bytes (the
+    paper profile's ROBIN cell tables are committed this way: about a sixth of the plain CSV's size)."""
+    out = output(path, default)
+    compression = {"method": "gzip", "mtime": 0} if out.suffix == ".gz" else None
+    df.to_csv(out, index=False, compression=compression)
+    return out
+
+
 class SavedPath(type(Path())):
     """The path :func:`save_figure` returns: a plain path, except that a notebook cell ending in the call shows
     nothing for it (the figure itself is shown), instead of a ``PosixPath('figures/...')`` line in the report."""

@@ -84,7 +84,7 @@ def _robin_summary(res: Path, cfg: dict) -> list[Claim]:
     from ..papers.robin import experiments as E
 
     c = paper_config(cfg, "robin")
-    runs = _read(_existing([res / "robin/cells" / f"{cell}.csv" for cell in E.cell_names(c)]))
+    runs = _read(_existing([res / "robin/cells" / f"{cell}.csv.gz" for cell in E.cell_names(c)]))
     cells = list(dict.fromkeys(runs.cell))
     return C.experiment_claims(runs, c, E.starvation_table(cells, c))
 

@@ -27,7 +27,7 @@ rule robin_cell:
         nb="notebooks/robin_cell.ipynb",
     output:
         nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
-        csv=f"{RES}/robin/cells/{{cell}}.csv",
+        csv=f"{RES}/robin/cells/{{cell}}.csv.gz",
     log:
         nb=f"{LOG}/robin_cell_{{cell}}.log",
         progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
