@@ -83,3 +83,21 @@ def test_robin_higher_delta_rule():
     assert RC.higher_delta_claim(runs(0.12), LO, HI).verdict == "holds"
     assert RC.higher_delta_claim(runs(0.30), LO, HI).verdict == "fails"
     assert RC.higher_delta_claim(runs(0.2001), LO, HI).verdict == "inconclusive"
+
+
+def test_half_the_queries_is_graded_on_intervals_with_holm_over_cells():
+    """Issue 57, item 4: the crossing of each cell has an interval; "holds" needs every cell's interval within 60%
+    (an intersection-union test), "partly" needs cells shown on both sides after Holm's correction, "fails" cells
+    shown only beyond, and a cell whose interval straddles 60% decides nothing."""
+    def table(need, lo, hi, p):
+        return pd.DataFrame(dict(cell=[f"c{i}" for i in range(len(need))], frac_needed=need, lo=lo, hi=hi, p_half=p))
+
+    assert RC._half_verdict(table([0.4, 0.5], [0.35, 0.45], [0.45, 0.58], [0.001, 0.01]))[0] == "holds"
+    # one cell straddles 60%: no cell is shown beyond, so every cell may still be within
+    assert RC._half_verdict(table([0.4, 0.62], [0.35, 0.5], [0.45, 0.7], [0.001, 0.4]))[0] == "inconclusive"
+    assert RC._half_verdict(table([0.4, 0.9], [0.35, 0.8], [0.45, 1.0], [0.001, 0.001]))[0] == "partly"
+    assert RC._half_verdict(table([0.8, 0.9], [0.7, 0.8], [0.9, 1.0], [0.001, 0.001]))[0] == "fails"
+    # two of many cells beyond at p = 0.01 each: significant alone, not after Holm over 40 cells
+    need = [0.62] * 38 + [0.9, 0.9]
+    t = table(need, [0.5] * 38 + [0.7, 0.7], [0.7] * 38 + [1.0, 1.0], [0.5] * 38 + [0.01, 0.01])
+    assert RC._half_verdict(t) == ("inconclusive", {"within": 0, "beyond": 0})

@@ -105,3 +105,48 @@ def test_crossing_draws_collapse_onto_the_crossing_and_say_never():
     assert np.isinf(crossing_draws(b, [0.5, 0.6, 0.7, 0.8], [10**6] * 4, 0.95, n_boot=20)).all()
     lo, hi = np.quantile(crossing_draws(b, a, [2000] * 4, 0.95, n_boot=2000), [0.025, 0.975])
     assert lo < point < hi and hi - lo < 40
+
+
+def test_first_crossings_agree_row_by_row_with_the_scalar_crossing():
+    """The vectorised crossing (paperlib.stats.first_crossings) against metrics.first_crossing, a separate loop-free
+    scalar implementation, on random curves with ties, early hits and misses, in both directions."""
+    import numpy as np
+
+    from paperlib.metrics import first_crossing
+    from paperlib.stats import first_crossings
+
+    rng = np.random.default_rng(3)
+    b = np.array([0.2, 0.3, 0.5, 0.6, 1.0])
+    curves = rng.integers(0, 5, size=(300, 5)) / 4.0  # coarse values: ties and exact hits
+    targets = rng.integers(0, 5, size=300) / 4.0 + 0.1
+    for direction in ("down", "up"):
+        got = first_crossings(b, curves, targets, direction=direction)
+        want = np.array([first_crossing(b, c, t, direction=direction) for c, t in zip(curves, targets, strict=True)])
+        assert np.array_equal(np.isinf(got), np.isnan(want))
+        assert np.allclose(got[np.isfinite(got)], want[~np.isnan(want)])
+
+
+def test_run_bootstrap_crossing_covers_the_true_crossing():
+    """ROBIN's "half the queries" interval (issue 57, item 4): runs of a method whose mean error falls linearly from
+    1.0 to 0.0 over budgets 0.1..1.0, with Gaussian noise (sd 0.3) per run, against a target 0.45 +- noise: the true
+    crossing is at 0.595. Over 400 independent experiments of 50 runs each, the 95% percentile interval must cover it
+    at a rate whose exact 95% interval reaches 0.95 (a bootstrap is approximate: we allow it to reach 0.93); and with
+    noise-free runs every draw is the crossing itself."""
+    import numpy as np
+
+    from paperlib.stats import clopper_pearson, run_bootstrap_crossings
+
+    b = np.linspace(0.1, 1.0, 10)
+    mean = 1.0 - (b - 0.1) / 0.9
+    truth = 0.1 + 0.9 * (1 - 0.45)
+    exact = run_bootstrap_crossings(b, np.tile(mean, (5, 1)), np.full(5, 0.45), n_boot=30)
+    assert np.allclose(exact, truth)
+    rng = np.random.default_rng(0)
+    hits = 0
+    for i in range(400):
+        runs = mean + rng.normal(0, 0.3, size=(50, 1)) + rng.normal(0, 0.05, size=(50, 10))
+        target = 0.45 + rng.normal(0, 0.3, size=50)
+        lo, hi = np.quantile(run_bootstrap_crossings(b, runs, target, n_boot=500, seed=i), [0.025, 0.975])
+        hits += lo <= truth <= hi
+    lo, hi = clopper_pearson(hits, 400)
+    assert hi >= 0.93 and lo <= 0.99, (hits, lo, hi)

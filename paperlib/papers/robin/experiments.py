@@ -180,19 +180,39 @@ def curves(runs: pd.DataFrame, metric: str = "wce") -> pd.DataFrame:
     return out.rename(columns={"mean": metric, "size": "runs"}).drop(columns="std")
 
 
-def half_budget_table(runs: pd.DataFrame, mid: str) -> pd.DataFrame:
-    """Budget (fraction of full) at which method ``mid`` first reaches Uniform's full-budget mean WCE."""
+def half_budget_table(runs: pd.DataFrame, mid: str, half: float, n_boot: int = 2000) -> pd.DataFrame:
+    """Budget (fraction of full) at which method ``mid`` first reaches Uniform's full-budget mean WCE
+    (``frac_needed``), with a 95% percentile interval (``lo``, ``hi``; ``inf``: some draws never reach it) from
+    ``n_boot`` bootstrap draws over both methods' runs (:func:`paperlib.stats.run_bootstrap_crossings`, one seed per
+    cell), and the bootstrap p-value of "needs no more than ``half``" against "needs more" (``p_half``, the
+    dual of the percentile interval, :func:`paperlib.decide.bootstrap_p`; a draw that never reaches counts as more).
+    ``attrs["draws"]`` (cells, n_boot): the draws, for an interval on a summary over cells (draw ``j`` of every
+    cell together: :func:`paperlib.papers.robin.claims._median_with_interval`)."""
+    from ...decide import bootstrap_p
+    from ...stats import run_bootstrap_crossings
+
     cur = curves(runs)
-    rows = []
-    for cell, g in cur.groupby("cell", sort=False):
+    rows, every = [], []
+    for i, (cell, g) in enumerate(cur.groupby("cell", sort=False)):
         uni = g[g.method_id == UNIFORM].sort_values("budget")
         rh = g[g.method_id == mid].sort_values("budget")
         if uni.empty or rh.empty:
             continue
         target = float(uni.wce.iloc[-1])
         need = first_crossing(rh.budget_frac, rh.wce, target)
-        rows.append({"cell": cell, "kind": g.kind.iloc[0], "uniform_full_wce": target, "frac_needed": need})
-    return pd.DataFrame(rows)
+        mine = runs[(runs.cell == cell) & (runs.method_id == mid)].pivot(index="rep", columns="budget_frac", values="wce")
+        full = runs[(runs.cell == cell) & (runs.method_id == UNIFORM)]
+        full = full[full.budget == full.budget.max()].wce.to_numpy()
+        draws = run_bootstrap_crossings(mine.columns.to_numpy(dtype=float), mine.to_numpy(), full, n_boot=n_boot,
+                                        seed=i)
+        lo, hi = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
+        rows.append({"cell": cell, "kind": g.kind.iloc[0], "uniform_full_wce": target, "frac_needed": need,
+                     "lo": float(lo), "hi": float(hi),
+                     "p_half": bootstrap_p(np.where(np.isfinite(draws), draws, 2.0) - half)})
+        every.append(draws)
+    out = pd.DataFrame(rows)
+    out.attrs["draws"] = np.vstack(every) if every else np.empty((0, n_boot))
+    return out
 
 
 def ordering_table(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFrame:
