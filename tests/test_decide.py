@@ -150,3 +150,15 @@ def test_run_bootstrap_crossing_covers_the_true_crossing():
         hits += lo <= truth <= hi
     lo, hi = clopper_pearson(hits, 400)
     assert hi >= 0.93 and lo <= 0.99, (hits, lo, hi)
+
+
+def test_precision1_reading_is_the_exact_one_sided_bound_at_k_equal_n():
+    """Zhou's budget to precision 1 on R runs (every run settled): the one-sided 95% Clopper-Pearson lower bound at
+    k = n = R is 0.05^(1/R), which statsmodels' two-sided 90% 'beta' interval gives as its lower end."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from paperlib.papers.zhou.claims import precision1_reading
+
+    for reps in (10, 50, 200):
+        lo, _ = proportion_confint(reps, reps, alpha=0.10, method="beta")
+        assert f"at least {lo:.2f}" in precision1_reading(reps), (reps, lo, precision1_reading(reps))

@@ -765,8 +765,11 @@ def methods_md(ctx: Context) -> str:
         "**Intervals and bands.** The intervals the verdicts use are 95%: exact (Clopper-Pearson) on a share of runs, "
         "distribution-free (order statistics) on a median, a bootstrap over runs on a mean difference, a parametric "
         "bootstrap on a budget read off an accuracy curve (PULSE's savings); where a rule grades on some of many tests, "
-        "it counts the tests that survive Holm's correction. Not yet: the budget to precision 1 of Zhou's Figure 3 and "
-        "ROBIN's \"half the queries\" are read off the mean curves without an interval. The bands of the figures are "
+        "it counts the tests that survive Holm's correction. A budget at which a mean curve crosses a level has a bootstrap "
+        "interval over the runs (ROBIN's \"half the queries\": both methods' runs resampled; PULSE's 95% crossings: "
+        "each budget's share resampled); Zhou's budget to precision 1 is the budget by which all R runs have settled, "
+        "read exactly: there a run has settled with probability at least 0.05^(1/R) at 95% confidence (0.94 at R = "
+        "50). The bands of the figures are "
         "one standard error, except the race's (exact 95% intervals) and certified search's (the interquartile range).",
         "",
         "## The configuration",

@@ -239,7 +239,9 @@ def fig3_claims(table: pd.DataFrame, reach: pd.DataFrame, gaps: pd.Series | None
     if STRICT_METRIC in set(table.metric):
         from .experiments import reach_table
         strict = reach_table(table, STRICT_METRIC, 1.0)
-    claims.append(claim_uniform_needs_90pct(reach, grid_max, strict))
+    rm = table[table.method == "row-mean"]
+    rm_reps = int(rm.reps.min()) if "reps" in rm and len(rm) else None
+    claims.append(claim_uniform_needs_90pct(reach, grid_max, strict, rm_reps))
     if "alpacaeval2_clean" in order:
         a = reach[reach.dataset == "alpacaeval2_clean"].set_index("method").budget_frac
         claims.append(claim_alpaca(a, grid_max, None if settle is None else settle[settle.dataset == "alpacaeval2_clean"]))
@@ -302,7 +304,20 @@ def _uniform_text(need: pd.Series, grid_max: float) -> str:
                         for d, v in hard.head(3).items()))
 
 
-def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float, strict: pd.DataFrame | None = None) -> Claim:
+def precision1_reading(reps: int | None) -> str:
+    """What the budget to precision 1 says with an exact interval (issue 57, item 4): on ``reps`` runs it is the
+    budget by which every run has picked right and stays right, so at that budget the Clopper-Pearson one-sided 95%
+    lower bound on a run's chance of having settled is 0.05^(1/reps) (k = n = reps); below it, some run had not, and
+    the chance of not having settled is above 0 (one unsettled run of ``reps``)."""
+    if not reps:
+        return "the budget by which every run has settled (its exact reading needs the number of runs)"
+    return (f"the budget by which all {reps} runs have settled: there, at 95% confidence (Clopper-Pearson, "
+            f"{reps}/{reps}), a run has settled with probability at least {0.05 ** (1 / reps):.2f}; before it, some "
+            "run had not")
+
+
+def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float, strict: pd.DataFrame | None = None,
+                              reps: int | None = None) -> Claim:
     """Introduction and Sec. 3: uniform sampling (Row Mean Imputation, Alg. 3) needs >= 90% of the pairs on some datasets
     "to predict the best method correctly".
 
@@ -318,9 +333,10 @@ def claim_uniform_needs_90pct(reach: pd.DataFrame, grid_max: float, strict: pd.D
         return Claim(PAPER, "zhou-uniform-90pct", stmt, "row-mean not run", "-", "untestable")
     need = rm.fillna(np.inf)
     kinds = "/".join(sorted(set(reach.kind)))
-    rule = ("no interval: a grid crossing of the mean over repetitions; rule: holds if some dataset needs >= 90%, "
-            "fails if every dataset reaches precision 1 below 90%, inconclusive if some dataset is unreached on a grid "
-            "that stops below 90%")
+    rule = (f"the budget to precision 1 is {precision1_reading(reps)}; rule: holds if some dataset needs >= 90%, "
+            "fails if every dataset reaches precision 1 below 90% (each dataset's exact reading at 95%: a claim about "
+            "every dataset, an intersection-union test), inconclusive if some dataset is unreached on a grid that stops "
+            "below 90%")
     if strict is None:
         return Claim(PAPER, "zhou-uniform-90pct", stmt,
                      f"[{kinds}] Row Mean Imputation (uniform pairs, Alg. 3), budget at which top-1 precision (eps = 0.01) "
