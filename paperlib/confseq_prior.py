@@ -220,7 +220,7 @@ class PriorAssistedCS(KeepsViews):
         flat = (self._reps[:, None] * n + rows).reshape(-1)
         self._sums.view(_NSUMS, -1).index_add_(1, flat, add.reshape(_NSUMS, -1))
         fadd = torch.cat([(f[..., :, None] * f[..., None, :]).flatten(-2), f * x[..., None], f], dim=-1)
-        self._fit.view(R * n, -1).index_add_(0, flat, (fadd * mine[..., None]).reshape(R * k, -1))
+        self._fit.view(R * n, -1).index_put_((flat,), (fadd * mine[..., None]).reshape(R * k, -1), accumulate=True)
         self._hoeffding.update(rows, x, valid=valid)
         self._refresh()
         self._reweigh(flat)

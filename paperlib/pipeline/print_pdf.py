@@ -43,6 +43,7 @@ span[id^="document-"]+section{break-before:page}
 section>h1:first-child{margin-top:0}
 img{max-width:100%!important;max-height:200mm;width:auto;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
+.bd-main .bd-content table{break-inside:auto}tr{break-inside:avoid}thead{display:table-header-group}
 h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
 section>span[id]:empty{position:absolute}
 .pst-scrollable-table-container{overflow:visible!important}

@@ -24,3 +24,29 @@ rule search_certified:
 
 
 register(rules.search_certified)
+
+
+rule search_prior:
+    """Certified search with a prior (issue 59): lucb without one, lucb-prior with the other models' rows, shuffled
+    and reversed; calls at the first certificate as a ratio to lucb's, and wrong certified picks."""
+    input:
+        nb="notebooks/search_prior.ipynb",
+    output:
+        nb=f"{RES}/notebooks/search_prior.ipynb",
+        csv=f"{RES}/search/prior_runs.csv",
+        table=f"{FIG}/search_prior.csv",
+        fig=f"{FIG}/search_prior.png",
+        claims=f"{RES}/claims/search_prior.csv",
+    log:
+        nb=f"{LOG}/search_prior.log",
+        progress=f"{LOG}/search_prior.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("search", threads=True, progress=True),
+    resources:
+        **res("search_prior"),
+    shell:
+        NOTEBOOK
+
+
+register(rules.search_prior)

@@ -126,3 +126,104 @@ def _bound_text(g: pd.DataFrame) -> str:
     return (f"; against the Gaussian lower bound T* kl(delta, 1 - delta) (rows sampled with replacement): median "
             f"calls {r.min():.2f}-{r.max():.2f}x the bound, below it on {int((g.median_hi < g.bound).sum())} matrices "
             "(rows sampled without replacement settle for less)")
+
+
+#: issue 59's goals for certified search with a prior: at most half of lucb's calls with an informative prior (median
+#: over the matrices), never more than 1.1x with a useless or adversarial one
+PRIOR_GOAL, PRIOR_USELESS_LIMIT = 0.5, 1.1
+
+
+def prior_claims(runs: pd.DataFrame, delta: float) -> list[Claim]:
+    """The three rows of certified search with a prior (issue 59), from
+    :func:`~paperlib.beyond.search.experiments.prior_runs`: half the calls with the other models' rows, little cost
+    with a useless or adversarial prior, and a certificate that stays valid with every prior."""
+    from .experiments import prior_table
+
+    if runs.empty:
+        return [Claim(PAPER, cid, stmt, "[none] no matrix of the profile is present", "-", "untestable")
+                for cid, stmt in (("search-prior-half-the-calls", _HALF), ("search-prior-useless-costs-little", _USELESS),
+                                  ("search-prior-certificate-valid", _VALID.format(delta=delta)))]
+    t = prior_table(runs)
+    kinds = "/".join(sorted(set(t.kind)))
+    reps = int(t.reps.min())
+    head = (f"[{kinds}] {t.dataset.nunique()} matrices, {int(t.n.max())} candidates each drawn from half of the models, "
+            f"the other half the prior; {reps} runs per matrix and prior, each to its first certificate at delta = "
+            f"{delta:g}")
+    return [_half_claim(t, head), _useless_claim(runs, head), _valid_claim(t, head, delta)]
+
+
+_HALF = ("With a prior of other models' full rows on the same examples, certified search (lucb-prior) needs at most half "
+         "the calls of lucb without one (median over the matrices; issue 59's goal)")
+_USELESS = ("A useless prior (each row shuffled over the examples) or an adversarial one (1 - Q) costs certified search "
+            "at most 1.1 times lucb's calls without a prior, on every matrix")
+_VALID = ("A choice certified at delta = {delta:g} with a prior (lucb-prior: doubly robust without-replacement "
+          "confidence sequences, paperlib.confseq_prior) is the best candidate with probability >= 1 - delta, whatever "
+          "the prior")
+
+
+def _half_claim(t: pd.DataFrame, head: str) -> Claim:
+    """Median over matrices of the ratio of median calls (prior / none); each matrix's ratio has the interval its two
+    order-statistic intervals bound, so the median's lies between the medians of their ends (monotone)."""
+    p = t[t.prior == "prior"]
+    med, lo, hi = float(p.ratio.median()), float(p.ratio_lo.median()), float(p.ratio_hi.median())
+    verdict = "holds" if hi <= PRIOR_GOAL else ("fails" if lo > PRIOR_GOAL else "inconclusive")
+    below = p[(p.frac_median < p.bound) & (p.bound < 1)]  # T* >= 1: no method without a prior can stop early
+    best = p.nsmallest(2, "ratio")
+    return Claim(PAPER, "search-prior-half-the-calls", _HALF,
+                 head + "; ratio of median calls to lucb's per matrix, its interval from the two medians' 95% "
+                 "order-statistic intervals; rule: holds if the median over matrices of the intervals' upper ends is "
+                 f"at most {PRIOR_GOAL:g}, fails if that of their lower ends is above it, else inconclusive",
+                 f"median ratio {med:.2f} (95% interval {lo:.2f}-{hi:.2f}); best "
+                 + ", ".join(f"{r.dataset} {r.ratio:.2f}" for r in best.itertuples())
+                 + f"; below the Gaussian bound T* on {len(below)}/{int((p.bound < 1).sum())} matrices where it is below the full matrix; the prior explains a median R^2 "
+                 f"of {p.r2.median():.2f} of a candidate's scores, so a doubly robust interval can save at most about "
+                 f"that share of the calls (Spearman rho of ratio and R^2 {_rho(p.r2, p.ratio)})", verdict)
+
+
+def _rho(x, y) -> str:
+    from scipy.stats import spearmanr
+
+    if len(x) < 3 or np.ptp(np.asarray(x, dtype=float)) == 0 or np.ptp(np.asarray(y, dtype=float)) == 0:
+        return "-"  # undefined: too few matrices, or a constant
+    return f"{spearmanr(x, y)[0]:.2f}"
+
+
+def _useless_claim(runs: pd.DataFrame, head: str) -> Claim:
+    """Every (matrix, useless kind) ratio at most 1.1: holds if every 95% interval's upper end is (intersection-union:
+    each at 0.05); fails if some interval at the Bonferroni level over the family lies above (the family-wise error
+    of the 'fails' side held at 0.05); else inconclusive."""
+    from .experiments import prior_table
+
+    t = prior_table(runs)
+    u = t[t.prior.isin(["shuffled", "reversed"])]
+    bonf = prior_table(runs, 1 - 0.05 / max(len(u), 1))
+    ub = bonf[bonf.prior.isin(["shuffled", "reversed"])]
+    verdict = ("fails" if (ub.ratio_lo > PRIOR_USELESS_LIMIT).any() else
+               "holds" if (u.ratio_hi <= PRIOR_USELESS_LIMIT).all() else "inconclusive")
+    worst = u.nlargest(1, "ratio").iloc[0]
+    return Claim(PAPER, "search-prior-useless-costs-little", _USELESS,
+                 head + f"; rule: holds if every matrix's ratio interval (95%) lies at or below {PRIOR_USELESS_LIMIT:g} "
+                 "(every test needed: no correction), fails if one at the Bonferroni level over the "
+                 f"{len(u)} (matrix, prior) pairs lies above it, else inconclusive",
+                 "; ".join(f"{k}: median ratio {g.ratio.median():.2f}, at most {g.ratio.max():.2f} (95% interval up to "
+                           f"{g.ratio_hi.max():.2f})" for k, g in u.groupby("prior", sort=False))
+                 + f"; worst {worst.dataset} ({worst.prior}) {worst.ratio:.2f}", verdict)
+
+
+def _valid_claim(t: pd.DataFrame, head: str, delta: float) -> Claim:
+    """The certificate's error rate with each prior: fails if some kind's exact interval lies above delta (Bonferroni
+    over the kinds), holds if every kind's exact upper bound is at most delta (so the test could have failed), else
+    inconclusive (too few runs to tell)."""
+    rows, verdicts = [], []
+    for key, g in t.groupby("prior", sort=False):
+        k, n = int(g.wrong.sum()), int(g.reps.sum())
+        lo, _ = clopper_pearson(k, n, 1 - 0.05 / t.prior.nunique())
+        _, hi = clopper_pearson(k, n)
+        verdicts.append("fails" if lo > delta else "holds" if hi <= delta else "inconclusive")
+        rows.append(f"{key} {k}/{n} (exact 95% upper bound {hi:.4f})")
+    verdict = "fails" if "fails" in verdicts else ("holds" if set(verdicts) == {"holds"} else "inconclusive")
+    return Claim(PAPER, "search-prior-certificate-valid", _VALID.format(delta=delta),
+                 head + "; a pick is wrong if it is not a best candidate; rule: fails if some prior's exact interval "
+                 "(Bonferroni over the priors) lies above delta, holds if every prior's exact 95% upper bound is at "
+                 "most delta, else inconclusive (too few runs)",
+                 "wrong certified picks: " + ", ".join(rows), verdict)

@@ -99,3 +99,88 @@ def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
                         frac_q25=g.frac.quantile(0.25), frac_q75=g.frac.quantile(0.75), early=early,
                         early_lo=lo, early_hi=hi, certified=int(g.certified.sum()), wrong=wrong))
     return pd.DataFrame(out, columns=TABLE_COLUMNS)
+
+
+#: the priors certified search is run with (issue 59, item 4): none (lucb), the other models' rows, each of their rows
+#: shuffled over the examples (useless: it predicts nothing), and the reversed rows 1 - Q (adversarial)
+PRIOR_KINDS = ("none", "prior", "shuffled", "reversed")
+PRIOR_RUN_COLUMNS = ("dataset", "kind", "n", "m", "prior_rows", "bound", "r2", "prior", "rep", "calls", "frac",
+                     "certified", "right")
+
+
+def prior_split(scores, candidates: int = 20, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(candidates, prior): at most ``candidates`` rows drawn from a random half of the matrix's rows (at most half
+    of them), the other half the prior: the new models a practitioner evaluates and the leaderboard they have."""
+    S = np.asarray(scores, dtype=np.float64)
+    perm = np.random.default_rng(seed).permutation(S.shape[0])
+    half = S.shape[0] // 2
+    return S[perm[:half][:candidates]], S[perm[half:]]
+
+
+def prior_explained(cand, prior, rank: int = 8) -> float:
+    """Median over the candidates of the in-sample R^2 of a least-squares fit of its scores on the prior's example
+    features (:func:`paperlib.prior.example_features`): how much of a candidate's score variance the prior can explain
+    at best, so about the largest share of calls a doubly robust interval can save."""
+    from ...prior import example_features
+
+    F = example_features(np.asarray(prior, dtype=np.float64), rank)
+    r2 = []
+    for s in np.asarray(cand, dtype=np.float64):
+        beta, *_ = np.linalg.lstsq(F, s, rcond=None)
+        r2.append(1.0 - np.var(s - F @ beta) / max(np.var(s), 1e-12))
+    return float(np.median(r2))
+
+
+def prior_runs_of(name: str, reps: int, delta: float, candidates: int = 20, seed: int = 0, device=None,
+                  progress: bool = False) -> pd.DataFrame:
+    """Certified search on one matrix with each of :data:`PRIOR_KINDS` (lucb without a prior, lucb-prior with the
+    others): one row per prior kind and repetition, each run to its first certificate (capped at the full matrix)."""
+    from ...data.matrix import ScoreMatrix
+
+    mat = datasets.load(name, verify=False)
+    cand, prior = prior_split(mat.scores, candidates, seed)
+    n, m = cand.shape
+    truth = np.flatnonzero(cand.mean(1) >= cand.mean(1).max())
+    C = ScoreMatrix.from_array(cand, kind=mat.kind, name=name)
+    rng = np.random.default_rng(seed + 1)
+    priors = {"none": None, "prior": prior, "shuffled": np.stack([rng.permutation(r) for r in prior]),
+              "reversed": 1.0 - prior}
+    head = dict(dataset=name, kind=mat.kind, n=n, m=m, prior_rows=prior.shape[0],
+                bound=gaussian_bound_fraction(cand, delta), r2=prior_explained(cand, prior))
+    frames = []
+    for key, Q in priors.items():
+        kw = {} if Q is None else {"prior": Q}
+        r = simulate("lucb", C, [n * m], reps=reps, seed=seed, delta=delta, stop="certified", device=device,
+                     progress=progress, **kw)
+        frames.append(pd.DataFrame({**head, "prior": key, "rep": np.arange(r.reps), "calls": r.calls,
+                                    "frac": r.calls / (n * m), "certified": r.certified_at >= 0,
+                                    "right": np.isin(r.best[-1], truth)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def prior_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
+    """:func:`prior_runs_of` on every matrix of the profile's ``search.prior`` block that is present here."""
+    p = cfg["prior"]
+    names = [d for d in p["datasets"] if datasets.available(d)]
+    frames = [prior_runs_of(d, int(p["reps"]), float(cfg["delta"]), int(p["candidates"]), int(cfg["seed"]), device,
+                            progress) for d in names]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PRIOR_RUN_COLUMNS)
+
+
+def prior_table(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Per (dataset, prior): the median fraction of the candidates' matrix spent at the certificate with its
+    distribution-free interval at ``level`` (order statistics), its ratio to lucb's without a prior with the interval
+    the two intervals bound (lower end over upper end and back), wrong certified picks with an exact upper bound."""
+    out = []
+    for ds, g in runs.groupby("dataset", sort=False):
+        base = g[g.prior == "none"]
+        b_med, b_lo, b_hi = median_interval(base.frac, level) if len(base) else (np.nan,) * 3
+        for key, h in g.groupby("prior", sort=False):
+            med, lo, hi = median_interval(h.frac, level)
+            wrong = int((h.certified & ~h.right).sum())
+            out.append(dict(dataset=ds, kind=h.kind.iloc[0], n=int(h.n.iloc[0]), m=int(h.m.iloc[0]),
+                            prior_rows=int(h.prior_rows.iloc[0]), r2=h.r2.iloc[0], bound=h.bound.iloc[0], prior=key,
+                            reps=len(h), frac_median=med, median_lo=lo, median_hi=hi, ratio=med / b_med,
+                            ratio_lo=lo / b_hi, ratio_hi=hi / b_lo, wrong=wrong,
+                            wrong_hi=clopper_pearson(wrong, len(h), level)[1]))
+    return pd.DataFrame(out)

@@ -33,3 +33,42 @@ def certified(table: pd.DataFrame, delta: float, reps: int):
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)  # below: the rows fill the axes
     fig.tight_layout(rect=(0, 0.7 / fig.get_figheight(), 1, 1))
     return fig
+
+
+PRIOR_LABELS = {"prior": "the other models' rows", "shuffled": "each row shuffled (useless)",
+                "reversed": "1 - Q (adversarial)"}
+
+
+def with_prior(table: pd.DataFrame, delta: float, goal: float = 0.5, limit: float = 1.1):
+    """Calls to certify with a prior, as a ratio to lucb's without one, per matrix and prior (median ratio with the
+    interval its two 95% order-statistic intervals bound), with the Gaussian bound T* of lucb's setting on the same
+    scale, the issue's goal and the useless prior's limit (not a paper figure)."""
+    from ...figures import series_styles
+
+    order = list(dict.fromkeys(table.dataset))
+    styles = series_styles(list(PRIOR_LABELS))
+    fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(order) + 2.1))
+    for j, (key, lab) in enumerate(PRIOR_LABELS.items()):
+        g = table[table.prior == key]
+        y = [order.index(d) + 0.25 * (j - 1) for d in g.dataset]
+        st = styles[key]
+        ax.errorbar(g.ratio, y, xerr=[g.ratio - g.ratio_lo, g.ratio_hi - g.ratio], fmt=st["marker"], color=st["color"],
+                    ms=4, lw=1, label=lab)
+    base = table[table.prior == "none"].set_index("dataset")
+    tstar = (base.bound / base.frac_median).reindex(order)
+    ax.scatter(tstar, range(len(order)), marker="|", s=120, color="k", zorder=3,
+               label="Gaussian bound T* / lucb's calls (for methods without a prior)")
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.axvline(goal, color="k", lw=0.8, ls="--", label=f"the goal: {goal:g}x")
+    ax.axvline(limit, color="k", lw=0.8, ls=":", label=f"the limit for a useless prior: {limit:g}x")
+    kinds = table.drop_duplicates("dataset").set_index("dataset").kind
+    ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(kinds[d])})" for d in order], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("calls to certify / lucb's without a prior (median ratio, 95% interval)")
+    reps = int(table.reps.min())
+    ax.set_title(f"Certified search with a prior at delta = {delta:g}\n({reps} runs per point; "
+                 f"{'/'.join(sorted(set(kind_tag(k) for k in kinds)))} matrices; not a paper figure)", fontsize=9)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
+    fig.tight_layout(rect=(0, 1.0 / fig.get_figheight(), 1, 1))
+    return fig
