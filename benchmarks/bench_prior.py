@@ -22,36 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paperlib.beyond.search.experiments import gaussian_bound_fraction  # noqa: E402
+from paperlib.beyond.search.experiments import PRIOR_KINDS, prior_runs_of  # noqa: E402
 from paperlib.data import available, available_datasets, load  # noqa: E402
-from paperlib.data.matrix import ScoreMatrix  # noqa: E402
-from paperlib.prior import example_features  # noqa: E402
-from paperlib.simulate import simulate  # noqa: E402
 from paperlib.stats import clopper_pearson, median_interval  # noqa: E402
-
-PRIORS = ("none", "prior", "shuffled", "reversed")
-
-
-def split(S: np.ndarray, seed: int = 0, candidates: int = 20) -> tuple[np.ndarray, np.ndarray]:
-    """(candidates, prior): ``candidates`` rows drawn from a random half of the matrix, the other half the prior."""
-    perm = np.random.default_rng(seed).permutation(S.shape[0])
-    half = S.shape[0] // 2
-    return S[perm[:half][:candidates]], S[perm[half:]]
-
-
-def explained(cand: np.ndarray, prior: np.ndarray, rank: int = 8) -> float:
-    """Median over the candidates of the in-sample R^2 of a least-squares fit on the prior's example features."""
-    F = example_features(prior, rank)
-    r2 = []
-    for s in cand:
-        beta, *_ = np.linalg.lstsq(F, s, rcond=None)
-        r2.append(1.0 - np.var(s - F @ beta) / max(np.var(s), 1e-12))
-    return float(np.median(r2))
 
 
 def main(argv=None) -> int:
@@ -67,32 +44,26 @@ def main(argv=None) -> int:
         mat = load(name, verify=False)
         if mat.kind != "real" or mat.shape[0] < 40 or name in done:
             continue
-        S = np.asarray(mat.scores, dtype=np.float64)
-        cand, prior = split(S)
-        n, m = cand.shape
-        truth = np.flatnonzero(cand.mean(1) >= cand.mean(1).max())
-        C = ScoreMatrix.from_array(cand, kind="real", name=name)
-        rng = np.random.default_rng(1)
-        priors = {"none": None, "prior": prior, "shuffled": np.stack([rng.permutation(r) for r in prior]),
-                  "reversed": 1.0 - prior}
-        row = dict(matrix=name, n=n, m=m, prior_rows=prior.shape[0], reps=args.reps,
-                   bound=gaussian_bound_fraction(cand, args.delta), r2=explained(cand, prior))
         t0 = time.time()
-        for key, Q in priors.items():
-            kw = {} if Q is None else {"prior": Q}
-            r = simulate("lucb", C, [n * m], reps=args.reps, seed=0, delta=args.delta, stop="certified",
-                         progress=False, **kw)
-            med, lo, hi = median_interval(r.calls / (n * m))
-            wrong = int((~np.isin(r.best[-1], truth)).sum())
+        runs = prior_runs_of(name, args.reps, args.delta)  # the experiment of the DAG's rule search_prior
+        head = runs.iloc[0]
+        row = dict(matrix=name, n=int(head.n), m=int(head.m), prior_rows=int(head.prior_rows), reps=args.reps,
+                   bound=float(head.bound), r2=float(head.r2))
+        for key in PRIOR_KINDS:
+            r = runs[runs.prior == key]
+            med, lo, hi = median_interval(r.frac)
+            wrong = int((r.certified & ~r.right).sum())
             row.update({f"{key}_median": med, f"{key}_lo": lo, f"{key}_hi": hi, f"{key}_wrong": wrong,
-                        f"{key}_wrong_hi": clopper_pearson(wrong, args.reps)[1], f"{key}_s": r.wall_s})
-        for key in PRIORS[1:]:
+                        f"{key}_wrong_hi": clopper_pearson(wrong, args.reps)[1]})
+        for key in PRIOR_KINDS[1:]:
             row[f"{key}_ratio"] = row[f"{key}_median"] / row["none_median"]
         row["seconds"] = time.time() - t0
-        print(f"{name:24s} {n}x{m} R2 {row['r2']:.2f} T* {row['bound']:.3f} lucb {row['none_median']:.3f} "
-              + " ".join(f"{k} {row[f'{k}_median']:.3f} ({row[f'{k}_ratio']:.2f}x)" for k in PRIORS[1:])
-              + f" wrong {[row[f'{k}_wrong'] for k in PRIORS]} {row['seconds']:.0f}s", flush=True)
+        print(f"{name:24s} {row['n']}x{row['m']} R2 {row['r2']:.2f} T* {row['bound']:.3f} lucb {row['none_median']:.3f} "
+              + " ".join(f"{k} {row[f'{k}_median']:.3f} ({row[f'{k}_ratio']:.2f}x)" for k in PRIOR_KINDS[1:])
+              + f" wrong {[row[f'{k}_wrong'] for k in PRIOR_KINDS]} {row['seconds']:.0f}s", flush=True)
         out = pd.DataFrame([row])
+        if args.csv.exists() and list(pd.read_csv(args.csv, nrows=0).columns) != list(out.columns):
+            raise SystemExit(f"{args.csv} has other columns (an older version of this script): write to a new file")
         out.to_csv(args.csv, mode="a", header=not args.csv.exists(), index=False)
     return 0
 
