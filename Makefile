@@ -23,17 +23,17 @@ reproduce: setup
 
 # the reproduction as a book, from committed results only (no job runs, no data): site/$(REPORT)/index.html and
 # site/$(REPORT)/paperlib-$(REPORT).pdf (the PDF needs Chromium; without it the site alone is built)
-# Its own light environment (no torch, no workflow: about 2 minutes to set up from PyPI), unless `make setup`'s full one
-# is already there; set REPORT_VENV=$(VENV) to use the full one.
+# Its own light environment (no torch, no workflow: about a minute to set up from PyPI), unless `make setup`'s full one
+# is already there; set REPORT_VENV=$(VENV) to use the full one. paperlib goes in last and without its dependencies,
+# so that pip has no torch to complain about (the report never imports it).
 REPORT ?= paper
 REPORT_VENV ?= $(if $(wildcard $(VENV)/.installed),$(VENV),.venv-report)
 REPORT_DEPS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['report']))")
 .venv-report/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
 	test -d .venv-report || $(PYTHON) -m venv .venv-report
-	.venv-report/bin/python -m pip install -q --upgrade pip
-	.venv-report/bin/python -m pip install -q --no-deps -e .
-	.venv-report/bin/python -m pip install -q $(foreach d,$(REPORT_DEPS),"$(d)")
+	.venv-report/bin/python -m pip install -q --disable-pip-version-check $(foreach d,$(REPORT_DEPS),"$(d)")
+	.venv-report/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 report: $(REPORT_VENV)/.installed

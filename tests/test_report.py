@@ -90,6 +90,28 @@ def headings_ending_a_page(pdf_text: str, html: Path) -> list[str]:
     return ends
 
 
+def nearly_empty_pages(pdf: Path, work: Path, least: float = 0.2) -> list[str]:
+    """Pages of the printed copy filled less than ``least`` of their height (issue 58, item 3: blank pages and pages
+    holding a claim card's last lines, 2026-11-27): each page rendered at 20 dpi, its fill the share of the text area
+    (the running footer and the top margin left out) down to its last inked row."""
+    import numpy as np
+    from PIL import Image
+
+    out = work / "fill"
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["pdftoppm", "-r", "20", "-gray", str(pdf), str(out / "p")], check=True)
+    short = []
+    for f in sorted(out.glob("p-*.pgm")):
+        a = np.asarray(Image.open(f))
+        h = a.shape[0]
+        inked = np.flatnonzero((a < 200).any(axis=1))
+        body = inked[(inked > 0.05 * h) & (inked < 0.93 * h)]
+        fill = (body.max() - 0.05 * h) / (0.88 * h) if body.size else 0.0
+        if fill < least:
+            short.append(f"page {int(f.stem.split('-')[-1])}: {fill:.0%} full")
+    return short
+
+
 def check_site(site: Path, shots: dict[str, Path] | None = None) -> dict:
     """Load every page; fails on a console error, a broken image or internal link, a machine path, or a notebook
     page with no output. Returns counts and the landing page's verdict tables."""
@@ -326,6 +348,8 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     assert not wide, f"tables cut off on the printed page: {wide}"
     orphans = headings_ending_a_page(text, tmp_path / "work" / "singlehtml" / "print.html")
     assert not orphans, f"headings printed at the foot of a page, apart from what they introduce: {orphans}"
+    short = nearly_empty_pages(pdf, tmp_path)
+    assert not short, f"pages under a fifth full (a blank page, or a few lines left over): {short}"
     raw = pdf.read_bytes()
     assert b"file://" not in raw, "the PDF links into the build folder"
     assert b"/Outlines" in raw, "the PDF has no outline (bookmarks)"

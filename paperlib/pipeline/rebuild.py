@@ -89,6 +89,13 @@ def _robin_summary(res: Path, cfg: dict) -> list[Claim]:
     return C.experiment_claims(runs, c, E.starvation_table(cells, c))
 
 
+def _search_prior(res: Path, cfg: dict) -> list[Claim]:
+    from ..beyond.search import claims as C
+
+    c = paper_config(cfg, "search")
+    return C.prior_claims(_read(_existing([res / "search/prior_runs.csv.gz"])), float(c["delta"]))
+
+
 #: fragment name (``results/<profile>/claims/<name>.csv``) -> its builders on the committed tables
 FROM_TABLES: dict[str, Callable[[Path, dict], list[Claim]]] = {
     "pulse_summary": _pulse_summary,
@@ -96,6 +103,7 @@ FROM_TABLES: dict[str, Callable[[Path, dict], list[Claim]]] = {
     "zhou_fig3": _zhou_fig3,
     "zhou_fig4": _zhou_fig4,
     "robin_summary": _robin_summary,
+    "search_prior": _search_prior,
 }
 
 

@@ -33,7 +33,7 @@ rule search_prior:
         nb="notebooks/search_prior.ipynb",
     output:
         nb=f"{RES}/notebooks/search_prior.ipynb",
-        csv=f"{RES}/search/prior_runs.csv",
+        csv=f"{RES}/search/prior_runs.csv.gz",
         table=f"{FIG}/search_prior.csv",
         fig=f"{FIG}/search_prior.png",
         claims=f"{RES}/claims/search_prior.csv",

@@ -55,20 +55,21 @@ def with_prior(table: pd.DataFrame, delta: float, goal: float = 0.5, limit: floa
         ax.errorbar(g.ratio, y, xerr=[g.ratio - g.ratio_lo, g.ratio_hi - g.ratio], fmt=st["marker"], color=st["color"],
                     ms=4, lw=1, label=lab)
     base = table[table.prior == "none"].set_index("dataset")
-    tstar = (base.bound / base.frac_median).reindex(order)
-    ax.scatter(tstar, range(len(order)), marker="|", s=120, color="k", zorder=3,
-               label="Gaussian bound T* / lucb's calls (for methods without a prior)")
+    tstar = (base.bound / base.frac_median).reindex(order).where(base.bound.reindex(order) < 1)  # T* >= 1: no bound
+    right = 1.5
+    ax.scatter(tstar.clip(upper=right), range(len(order)), marker="|", s=120, color="k", zorder=3,
+               label=f"Gaussian bound T* / lucb's calls (no prior; where T* < full matrix; at {right:g}: beyond)")
     ax.axvline(1.0, color="k", lw=0.8)
     ax.axvline(goal, color="k", lw=0.8, ls="--", label=f"the goal: {goal:g}x")
     ax.axvline(limit, color="k", lw=0.8, ls=":", label=f"the limit for a useless prior: {limit:g}x")
     kinds = table.drop_duplicates("dataset").set_index("dataset").kind
     ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(kinds[d])})" for d in order], fontsize=7)
     ax.invert_yaxis()
+    ax.set_xlim(min(0.4, float(table.ratio_lo.min()) - 0.05), right + 0.05)
     ax.set_xlabel("calls to certify / lucb's without a prior (median ratio, 95% interval)")
     reps = int(table.reps.min())
     ax.set_title(f"Certified search with a prior at delta = {delta:g}\n({reps} runs per point; "
                  f"{'/'.join(sorted(set(kind_tag(k) for k in kinds)))} matrices; not a paper figure)", fontsize=9)
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
-    fig.tight_layout(rect=(0, 1.0 / fig.get_figheight(), 1, 1))
+    fig.tight_layout()
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)  # below the label
     return fig
