@@ -21,7 +21,9 @@ TIMING_CLAIM = re.compile(r"(?:^|-)time(?:-|$)")
 
 
 def tables(root: Path) -> dict[str, Path]:
-    return {str(p.relative_to(root)): p for base in ("results", "figures") for p in sorted((root / base).rglob("*.csv"))}
+    """Every table of a run, plain or gzip-compressed (the ROBIN cells, certified search's per-run table)."""
+    return {str(p.relative_to(root)): p for base in ("results", "figures") for p in sorted((root / base).rglob("*"))
+            if p.name.endswith((".csv", ".csv.gz"))}
 
 
 def main(argv) -> int:
