@@ -168,22 +168,35 @@ def first_crossing(budgets, curve, target: float, direction: str = "down") -> fl
 
     ``direction="down"``: an error curve, reached when ``curve <= target``; ``"up"``: an accuracy
     curve, reached when ``curve >= target``. ``nan`` if the curve never reaches the target. Unlike
-    :func:`budget_to_reach` the curve may leave the target again later.
+    :func:`budget_to_reach` the curve may leave the target again later. One row of :func:`first_crossings`.
     """
+    out = float(first_crossings(budgets, np.asarray(curve, dtype=float)[None], target, direction)[0])
+    return out if np.isfinite(out) else float("nan")
+
+
+def first_crossings(budgets, curves, target, direction: str = "down"):
+    """The first crossing of each row of ``curves`` (N, C) over ``budgets`` (C,), against its own ``target`` (a
+    scalar or (N,)): the first budget where the curve reaches the target (``direction`` as :func:`first_crossing`),
+    interpolated linearly between the grid points around it, the first budget if already there, ``inf`` where it
+    never does. Vectorised over rows (the bootstrap draws of a crossing: :mod:`paperlib.stats`)."""
     if direction not in ("down", "up"):
         raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
     sign = 1.0 if direction == "down" else -1.0
-    budgets = np.asarray(budgets, dtype=float)
-    curve = sign * np.asarray(curve, dtype=float)
-    target = sign * float(target)
-    below = np.nonzero(curve <= target)[0]
-    if below.size == 0:
-        return float("nan")
-    j = int(below[0])
-    if j == 0:
-        return float(budgets[0])
-    b0, b1, e0, e1 = budgets[j - 1], budgets[j], curve[j - 1], curve[j]
-    return float(b0 + (b1 - b0) * (e0 - target) / (e0 - e1)) if e0 != e1 else float(b1)
+    b = np.asarray(budgets, dtype=float)
+    c = sign * np.asarray(curves, dtype=float)
+    t = sign * np.broadcast_to(np.asarray(target, dtype=float), c.shape[:1])[:, None]
+    if c.shape[1] == 0:  # no budget: never reached
+        return np.full(c.shape[0], np.inf)
+    hit = c <= t
+    j = hit.argmax(axis=1)
+    never = ~hit.any(axis=1)
+    prev = np.maximum(j - 1, 0)
+    rows = np.arange(c.shape[0])
+    e0, e1 = c[rows, prev], c[rows, j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        interp = np.where(e1 != e0, b[prev] + (b[j] - b[prev]) * (e0 - t[:, 0]) / (e0 - e1), b[j])
+    out = np.where(j == 0, b[0], interp)
+    return np.where(never, np.inf, out)
 
 
 def human_correlations(estimates: np.ndarray, human: np.ndarray) -> dict[str, np.ndarray]:

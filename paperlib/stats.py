@@ -49,31 +49,9 @@ def crossing_draws(budgets, acc, reps, level: float, n_boot: int = 2000, seed: i
     n = np.broadcast_to(np.asarray(reps, dtype=np.int64), p.shape)
     rng = np.random.default_rng(seed)
     draws = rng.binomial(n, p, size=(n_boot, p.size)) / np.maximum(n, 1)
+    from .metrics import first_crossings
+
     return first_crossings(b, draws, level, direction="up")
-
-
-def first_crossings(budgets, curves, target, direction: str = "down"):
-    """:func:`paperlib.metrics.first_crossing` of each row of ``curves`` (N, C) over ``budgets`` (C,), against its own
-    ``target`` (a scalar or (N,)): the first budget where the curve reaches the target, interpolated linearly between
-    the grid points around it, the first budget if already there, ``inf`` where it never does. Vectorised over rows."""
-    import numpy as np
-
-    if direction not in ("down", "up"):
-        raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
-    sign = 1.0 if direction == "down" else -1.0
-    b = np.asarray(budgets, dtype=float)
-    c = sign * np.asarray(curves, dtype=float)
-    t = sign * np.broadcast_to(np.asarray(target, dtype=float), c.shape[:1])[:, None]
-    hit = c <= t
-    j = hit.argmax(axis=1)
-    never = ~hit.any(axis=1)
-    prev = np.maximum(j - 1, 0)
-    rows = np.arange(c.shape[0])
-    e0, e1 = c[rows, prev], c[rows, j]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        interp = np.where(e1 != e0, b[prev] + (b[j] - b[prev]) * (e0 - t[:, 0]) / (e0 - e1), b[j])
-    out = np.where(j == 0, b[0], interp)
-    return np.where(never, np.inf, out)
 
 
 def run_bootstrap_crossings(budgets, runs, target_runs, n_boot: int = 2000, seed: int = 0):
@@ -85,7 +63,7 @@ def run_bootstrap_crossings(budgets, runs, target_runs, n_boot: int = 2000, seed
     the reference method's runs at its target budget. Each draw resamples the method's runs (whole rows, so a run's
     errors at its budgets stay together) and the reference's runs, each with replacement and independently (the two
     methods' runs are independent), and reads the crossing as :func:`paperlib.metrics.first_crossing` does
-    (:func:`first_crossings`; ``inf`` for a draw that never reaches its target). A percentile interval of the draws
+    (:func:`paperlib.metrics.first_crossings`; ``inf`` for a draw that never reaches its target). A percentile interval of the draws
     is the crossing's 95% interval. Vectorised over draws: an (n_boot, C) table of means, no (n_boot, R, C) one.
     """
     import numpy as np
@@ -94,6 +72,8 @@ def run_bootstrap_crossings(budgets, runs, target_runs, n_boot: int = 2000, seed
     y = np.asarray(target_runs, dtype=float).ravel()
     if x.ndim != 2 or not x.shape[0] or not y.size:
         raise ValueError(f"need runs of shape (R, C) with R >= 1 and at least one target run (got {x.shape}, {y.size})")
+    from .metrics import first_crossings
+
     rng = np.random.default_rng(seed)
     R = x.shape[0]
     counts = rng.multinomial(R, np.full(R, 1.0 / R), size=n_boot)  # how often each run is drawn

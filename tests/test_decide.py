@@ -107,13 +107,23 @@ def test_crossing_draws_collapse_onto_the_crossing_and_say_never():
     assert lo < point < hi and hi - lo < 40
 
 
-def test_first_crossings_agree_row_by_row_with_the_scalar_crossing():
-    """The vectorised crossing (paperlib.stats.first_crossings) against metrics.first_crossing, a separate loop-free
-    scalar implementation, on random curves with ties, early hits and misses, in both directions."""
+def test_first_crossings_agree_row_by_row_with_a_naive_loop():
+    """The vectorised crossing (paperlib.metrics.first_crossings, which metrics.first_crossing calls for one row)
+    against a plain loop written here from the definition (first grid point at or past the target; linear
+    interpolation from the point before; the first budget if already there; never: inf / nan), on random coarse curves
+    with ties, early hits and misses, in both directions."""
     import numpy as np
 
-    from paperlib.metrics import first_crossing
-    from paperlib.stats import first_crossings
+    from paperlib.metrics import first_crossing, first_crossings
+
+    def naive(b, c, t, up):
+        for j, v in enumerate(c):
+            if (v >= t) if up else (v <= t):
+                if j == 0:
+                    return b[0]
+                e0, e1 = c[j - 1], v
+                return b[j] if e0 == e1 else b[j - 1] + (b[j] - b[j - 1]) * (t - e0) / (e1 - e0)
+        return np.inf
 
     rng = np.random.default_rng(3)
     b = np.array([0.2, 0.3, 0.5, 0.6, 1.0])
@@ -121,9 +131,11 @@ def test_first_crossings_agree_row_by_row_with_the_scalar_crossing():
     targets = rng.integers(0, 5, size=300) / 4.0 + 0.1
     for direction in ("down", "up"):
         got = first_crossings(b, curves, targets, direction=direction)
-        want = np.array([first_crossing(b, c, t, direction=direction) for c, t in zip(curves, targets, strict=True)])
-        assert np.array_equal(np.isinf(got), np.isnan(want))
-        assert np.allclose(got[np.isfinite(got)], want[~np.isnan(want)])
+        want = np.array([naive(b, c, t, direction == "up") for c, t in zip(curves, targets, strict=True)])
+        assert np.array_equal(np.isinf(got), np.isinf(want)) and np.allclose(got[np.isfinite(got)], want[np.isfinite(want)])
+        one = np.array([first_crossing(b, c, t, direction) for c, t in zip(curves[:20], targets[:20], strict=True)])
+        assert np.array_equal(np.isnan(one), np.isinf(want[:20])) and np.allclose(one[~np.isnan(one)], want[:20][np.isfinite(want[:20])])
+    assert np.isnan(first_crossing([], [], 0.5))
 
 
 def test_run_bootstrap_crossing_covers_the_true_crossing():

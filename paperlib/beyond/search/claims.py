@@ -149,7 +149,7 @@ def prior_claims(runs: pd.DataFrame, delta: float) -> list[Claim]:
     head = (f"[{kinds}] {t.dataset.nunique()} matrices, {int(t.n.max())} candidates each drawn from half of the models, "
             f"the other half the prior; {reps} runs per matrix and prior, each to its first certificate at delta = "
             f"{delta:g}")
-    return [_half_claim(t, head), _useless_claim(runs, head), _valid_claim(t, head, delta)]
+    return [_half_claim(t, head), _useless_claim(runs, t, head), _valid_claim(t, head, delta)]
 
 
 _HALF = ("With a prior of other models' full rows on the same examples, certified search (lucb-prior) needs at most half "
@@ -188,13 +188,12 @@ def _rho(x, y) -> str:
     return f"{spearmanr(x, y)[0]:.2f}"
 
 
-def _useless_claim(runs: pd.DataFrame, head: str) -> Claim:
+def _useless_claim(runs: pd.DataFrame, t: pd.DataFrame, head: str) -> Claim:
     """Every (matrix, useless kind) ratio at most 1.1: holds if every 95% interval's upper end is (intersection-union:
     each at 0.05); fails if some interval at the Bonferroni level over the family lies above (the family-wise error
-    of the 'fails' side held at 0.05); else inconclusive."""
+    of the 'fails' side held at 0.05); else inconclusive. ``t``: :func:`~.experiments.prior_table` of ``runs`` at 95%."""
     from .experiments import prior_table
 
-    t = prior_table(runs)
     u = t[t.prior.isin(["shuffled", "reversed"])]
     bonf = prior_table(runs, 1 - 0.05 / max(len(u), 1))
     ub = bonf[bonf.prior.isin(["shuffled", "reversed"])]

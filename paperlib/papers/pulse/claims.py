@@ -493,7 +493,7 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
     strict = int((pl.calls_needed < pl.ucbe_calls).sum())
     unreached = int(((eb.method == "pulse") & eb.calls_needed.isna()).sum())
     by_pool = pl.assign(fewer=fewer).groupby("pool").fewer.mean()
-    pv, sign = _crossing_difference_draws(runs)
+    pv, sign = _crossing_difference_draws(runs, eb)
     more, less = holm_signs(pv, sign)
     return titled(
         PAPER, "pulse-effective-budget-fig-3", "Effective budget (Fig. 3)",
@@ -512,16 +512,16 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
         "untestable" if not len(pv) else comparison(less, more))
 
 
-def _crossing_difference_draws(runs: pd.DataFrame, n_boot: int = 20000) -> tuple[np.ndarray, np.ndarray]:
+def _crossing_difference_draws(runs: pd.DataFrame, eb: pd.DataFrame, n_boot: int = 20000) -> tuple[np.ndarray, np.ndarray]:
     """Per (pool, UCB-E budget): the bootstrap p-value of "PULSE needs as many calls as UCB-E's budget" and the sign of
-    the difference (positive: PULSE needs more). Both methods' accuracy curves are resampled as each budget's share
+    the difference (positive: PULSE needs more; from ``eb``, :func:`.experiments.effective_budget` of ``runs``). Both methods' accuracy curves are resampled as each budget's share
     of right runs (:func:`paperlib.stats.crossing_draws`' parametric bootstrap), UCB-E's share at the point gives the
-    target, PULSE's curve the crossing (:func:`paperlib.stats.first_crossings`); a draw that never reaches counts as
+    target, PULSE's curve the crossing (:func:`paperlib.metrics.first_crossings`); a draw that never reaches counts as
     twice the grid's last budget."""
-    from ...stats import first_crossings
+    from ...metrics import first_crossings
 
     pv, sign = [], []
-    for i, (_, g) in enumerate(runs.groupby("pool", sort=False)):
+    for i, (pool, g) in enumerate(runs.groupby("pool", sort=False)):
         u = g[g.method == "ucbe-batch"].sort_values("bandit_calls")
         p = g[g.method == "pulse"].sort_values("bandit_calls")
         if u.empty or p.empty:
@@ -530,8 +530,7 @@ def _crossing_difference_draws(runs: pd.DataFrame, n_boot: int = 20000) -> tuple
         b = p.bandit_calls.to_numpy(dtype=float)
         n_p = p.reps.to_numpy(dtype=np.int64)
         curve = rng.binomial(n_p, p.accuracy.clip(0, 1).to_numpy(), size=(n_boot, len(p))) / np.maximum(n_p, 1)
-        point = E.effective_budget(g[g.method.isin(["ucbe-batch", "pulse"])])
-        point = point[point.method == "pulse"].calls_needed.to_numpy(dtype=float)
+        point = eb[(eb.pool == pool) & (eb.method == "pulse")].calls_needed.to_numpy(dtype=float)  # in u's order
         for j, (bj, acc, n_u) in enumerate(zip(u.bandit_calls, u.accuracy, u.reps, strict=True)):
             target = rng.binomial(int(n_u), min(max(float(acc), 0.0), 1.0), size=n_boot) / max(int(n_u), 1)
             need = first_crossings(b, curve, target, direction="up")

@@ -279,8 +279,9 @@ def _frac(x: float) -> str:
 def _half_verdict(ht: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dict]:
     """The verdict of "ROBIN-HOOD needs at most HALF_BUDGET_FRAC of the budget" over cells, from
     :func:`.experiments.half_budget_table`'s intervals and p-values: holds if every cell's 95% interval lies within
-    (an intersection-union test: each cell at ``alpha``), else :func:`paperlib.decide.comparison` of the cells
-    significantly within and beyond after Holm's correction (``holm_signs``) over the cells: partly if some of each, fails if only beyond, inconclusive if none beyond."""
+    (an intersection-union test: each cell at ``alpha``), else from the cells significantly within and beyond after
+    Holm's correction over the cells (``holm_signs``): partly if some of each, fails if only beyond, inconclusive if
+    none is beyond."""
     if ht.empty:
         return "untestable", {"within": 0, "beyond": 0}
     beyond, within = holm_signs(ht.p_half, np.nan_to_num(ht.frac_needed, nan=2.0) - HALF_BUDGET_FRAC, alpha)

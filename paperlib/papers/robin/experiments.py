@@ -192,6 +192,7 @@ def half_budget_table(runs: pd.DataFrame, mid: str, half: float, n_boot: int = 2
     from ...stats import run_bootstrap_crossings
 
     cur = curves(runs)
+    by_cell = runs.groupby("cell", sort=False)
     rows, every = [], []
     for i, (cell, g) in enumerate(cur.groupby("cell", sort=False)):
         uni = g[g.method_id == UNIFORM].sort_values("budget")
@@ -200,8 +201,9 @@ def half_budget_table(runs: pd.DataFrame, mid: str, half: float, n_boot: int = 2
             continue
         target = float(uni.wce.iloc[-1])
         need = first_crossing(rh.budget_frac, rh.wce, target)
-        mine = runs[(runs.cell == cell) & (runs.method_id == mid)].pivot(index="rep", columns="budget_frac", values="wce")
-        full = runs[(runs.cell == cell) & (runs.method_id == UNIFORM)]
+        r = by_cell.get_group(cell)
+        mine = r[r.method_id == mid].pivot(index="rep", columns="budget_frac", values="wce")
+        full = r[r.method_id == UNIFORM]
         full = full[full.budget == full.budget.max()].wce.to_numpy()
         draws = run_bootstrap_crossings(mine.columns.to_numpy(dtype=float), mine.to_numpy(), full, n_boot=n_boot,
                                         seed=i)
