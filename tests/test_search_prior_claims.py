@@ -55,6 +55,17 @@ def test_the_certificate_row_fails_only_on_a_significant_excess_over_delta():
     assert verdicts(bad)["search-prior-certificate-valid"] == "fails"
 
 
-def test_no_matrix_present_is_untestable():
+def test_no_matrix_present_is_untestable_and_still_drawn():
+    """A fresh machine without data (the README's main command): no run, an empty table with its columns, a figure
+    that says so, and untestable rows; the notebook selects the table's columns, so none may be missing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from paperlib.beyond.search.experiments import PRIOR_TABLE_COLUMNS
+    from paperlib.beyond.search.plots import with_prior
+
     empty = runs({}).iloc[:0]
     assert set(verdicts(empty).values()) == {"untestable"}
+    t = prior_table(empty)
+    assert t.empty and list(t.columns) == list(PRIOR_TABLE_COLUMNS)
+    with_prior(t, 0.05)

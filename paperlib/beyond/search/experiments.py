@@ -106,6 +106,8 @@ def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
 PRIOR_KINDS = ("none", "prior", "shuffled", "reversed")
 PRIOR_RUN_COLUMNS = ("dataset", "kind", "n", "m", "prior_rows", "bound", "r2", "prior", "rep", "calls", "frac",
                      "certified", "right")
+PRIOR_TABLE_COLUMNS = ("dataset", "kind", "n", "m", "prior_rows", "r2", "bound", "prior", "reps", "frac_median",
+                       "median_lo", "median_hi", "ratio", "ratio_lo", "ratio_hi", "wrong", "wrong_hi")
 
 
 def prior_split(scores, candidates: int = 20, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -170,7 +172,8 @@ def prior_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
 def prior_table(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per (dataset, prior): the median fraction of the candidates' matrix spent at the certificate with its
     distribution-free interval at ``level`` (order statistics), its ratio to lucb's without a prior with the interval
-    the two intervals bound (lower end over upper end and back), wrong certified picks with an exact upper bound."""
+    the two intervals bound (lower end over upper end and back), wrong certified picks with an exact upper bound (no
+    row, the same columns, when no matrix was run: the profile's matrices are absent here)."""
     out = []
     for ds, g in runs.groupby("dataset", sort=False):
         base = g[g.prior == "none"]
@@ -183,4 +186,4 @@ def prior_table(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                             reps=len(h), frac_median=med, median_lo=lo, median_hi=hi, ratio=med / b_med,
                             ratio_lo=lo / b_hi, ratio_hi=hi / b_lo, wrong=wrong,
                             wrong_hi=clopper_pearson(wrong, len(h), level)[1]))
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=PRIOR_TABLE_COLUMNS)

@@ -48,6 +48,11 @@ def with_prior(table: pd.DataFrame, delta: float, goal: float = 0.5, limit: floa
     order = list(dict.fromkeys(table.dataset))
     styles = series_styles(list(PRIOR_LABELS))
     fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(order) + 2.1))
+    if table.empty:  # none of the profile's matrices is present here
+        ax.text(0.5, 0.5, "no matrix of the profile is present: nothing to compare", ha="center", va="center")
+        ax.set_axis_off()
+        ax.set_title(f"Certified search with a prior at delta = {delta:g} (not a paper figure)", fontsize=9)
+        return fig
     for j, (key, lab) in enumerate(PRIOR_LABELS.items()):
         g = table[table.prior == key]
         y = [order.index(d) + 0.25 * (j - 1) for d in g.dataset]
