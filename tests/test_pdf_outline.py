@@ -2,17 +2,19 @@
 them. The whole PDF is checked in tests/test_report.py; this checks the rules on a small tree."""
 
 from paperlib.pipeline.pdf_outline import Entry, clean_title, heading_titles, restructure
+from paperlib.pipeline.print_pdf import printable
 
 PAGE = """<h1>paperlib: evaluating LLMs on a budget, reproduced</h1><h2> Contents </h2>
 <h2>Verdicts<a class="headerlink" href="#v">#</a></h2><h2>Where and how this was measured</h2>
 <span id="document-zhou"></span><section id="z"><h3>Zhou et al. 2025: On Speeding Up Language Model Evaluation</h3>
 <h4>What the paper states, and what we measured</h4></section>
 <span id="document-notebooks/zhou_fig1"></span><section id="n"><h4>A notebook</h4></section>
-<span id="document-methods"></span><section id="m"><h3>Methods</h3></section>"""
+<span id="document-methods"></span><section id="m"><h3>Methods</h3></section>"""  # as Sphinx writes it
+
 
 
 def test_titles_doubled_or_glued_are_spelled_as_in_the_html():
-    spelled, chapters = heading_titles(PAGE)
+    spelled, chapters = heading_titles(printable(PAGE))
     assert clean_title("paperlib: evaluating LLMs on abudget, reproduced", spelled) == (
         "paperlib: evaluating LLMs on a budget, reproduced")
     assert clean_title("VerdictsVerdicts", spelled) == "Verdicts"
@@ -21,8 +23,16 @@ def test_titles_doubled_or_glued_are_spelled_as_in_the_html():
     assert chapters == {"Zhouetal.2025:OnSpeedingUpLanguageModelEvaluation", "Methods"}  # not the notebook
 
 
+def test_a_document_anchor_is_printed_inside_its_section():
+    """Sphinx's empty anchor before a chapter made a line box of its own: when the page before was full, it was
+    printed alone on a blank page before the chapter (page 4 at a 12.6 px font, 2026-11-28)."""
+    page = printable(PAGE)
+    assert '<section id="z" data-document="zhou"><span id="document-zhou"></span><h3>' in page
+    assert '</span><section' not in page
+
+
 def test_chapters_go_to_the_top_level_and_contents_goes():
-    spelled, chapters = heading_titles(PAGE)
+    spelled, chapters = heading_titles(printable(PAGE))
     claim = Entry("zhou-fig1", 5, None)
     states = Entry("What the paper states, and what we measuredWhat the paper states, and what we measured", 5, None,
                    [claim])

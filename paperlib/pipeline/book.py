@@ -499,6 +499,13 @@ def references_md(ctx: Context) -> str:
 
     reg = entries()
     lines = ["# References", "", *references_lines()]
+    # "This report" before the datasets: the book ends with the datasets table, whose last rows the print CSS keeps
+    # together (a short closing section after it was printed alone on the last page at a 12 px font)
+    lines += ["", "## This report", "",
+              f"The site and its PDF are built from committed results only (`make report PROFILE={ctx.profile}`); "
+              "each section links to the notebook that made its figures (its page is the executed notebook; the file is in the "
+              "repository's notebooks/ folder).",
+              ""]
     lines += ["", "## The datasets", "",
               "Every dataset this profile reads, with where it comes from (`paperlib data fetch <name>` downloads "
               "the pinned upstream files and checks their SHA-256; nothing taken from elsewhere is committed).", "",
@@ -512,11 +519,6 @@ def references_md(ctx: Context) -> str:
         lines.append(f"| `{d}` | {md_escape(str(e.get('kind', '')))} | {' x '.join(map(str, shape)) if shape else ''} | "
                      f"{f'[{md_escape(src or url)}]({url})' if url else md_escape(src)[:160]} | "
                      f"{md_escape(str(e.get('licence') or ''))[:80]} |")
-    lines += ["", "## This report", "",
-              f"The site and its PDF are built from committed results only (`make report PROFILE={ctx.profile}`); "
-              "each section links to the notebook that made its figures (its page is the executed notebook; the file is in the "
-              "repository's notebooks/ folder).",
-              ""]
     return "\n".join(lines)
 
 

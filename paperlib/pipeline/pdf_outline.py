@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HEADING = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1>", re.S)
-DOC_TITLE = re.compile(r'<span id="document-([^"/]+)"></span>\s*<section[^>]*>\s*<h[1-6][^>]*>(.*?)</h[1-6]>', re.S)
+DOC_TITLE = re.compile(r'<section[^>]*\sdata-document="([^"/]+)"[^>]*>\s*<span id="document-[^"]*"></span>\s*'
+                       r'<h[1-6][^>]*>(.*?)</h[1-6]>', re.S)
 DROP = {"Contents"}
 
 
