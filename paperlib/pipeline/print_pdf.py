@@ -95,7 +95,7 @@ def _mark_chapter_ends(text: str) -> str:
     at a page's foot, three lines on the next page at a 12 px font), whatever the CSS said."""
     starts = [m.start() for m in re.finditer(r'<section[^>]*\sdata-document="(?!notebooks/)', text)] + [len(text)]
     parts = [text[: starts[0]]]
-    for a, b in zip(starts, starts[1:]):
+    for a, b in zip(starts[:-1], starts[1:], strict=True):
         chunk = text[a:b]
         i = chunk.rfind('<div class="claim-card')
         if i >= 0:
