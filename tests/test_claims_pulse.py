@@ -46,6 +46,26 @@ def test_pulse_savings_and_ordering_thresholds():
     assert {x.claim: x.verdict for x in PC.experiment_claims(runs)}["pulse-savings-vs-ucb-e-fig-1"] == "partly"
 
 
+def test_naive_pooling_is_worst_is_graded_on_tests_at_every_point():
+    """Issue 57: the ranking of mean curves had no interval. Each (pool, budget) point is tested (Fisher, the Fig. 2
+    row's test); every point must be significantly lowest to hold, and counterexamples count after Holm."""
+    acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
+    assert PC._naive_worst_claim(pulse_runs(acc, reps=2000)).verdict == "holds"
+    # the same ordering at 20 runs shows no point: 0.4 vs 0.5 of 20 is p ~ 0.75
+    assert PC._naive_worst_claim(pulse_runs(acc, reps=20)).verdict == "inconclusive"
+    # lowest at the first three budgets, far above UCB-E at the last: partly
+    mixed = {**acc, "naive-pooling": [0.1, 0.2, 0.3, 0.99], "ucbe-batch": [0.5, 0.7, 0.9, 0.6]}
+    c = PC._naive_worst_claim(pulse_runs(mixed, reps=500))
+    assert c.verdict == "partly" and "below both others at 3 and above one at 1 of 4" in c.measured
+    # above both everywhere: fails
+    assert PC._naive_worst_claim(pulse_runs({**acc, "naive-pooling": [0.99] * 4}, reps=500)).verdict == "fails"
+    # one point of many significant at 0.05 alone but not after Holm over 4 points is not a counterexample
+    t = pd.DataFrame(dict(pool="p", budget=[1, 2, 3, 4] * 2, other=["pulse"] * 4 + ["ucbe-batch"] * 4,
+                          d=[0.02, 0, 0, 0] * 2, p=[0.03, 1, 1, 1] * 2))
+    assert PC.naive_worst_verdict(t)[0] == "inconclusive"
+    assert PC.naive_worst_verdict(t.assign(p=[0.001, 1, 1, 1] * 2))[0] == "fails"
+
+
 def test_real_pools_decide_where_the_data_kinds_disagree():
     acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
     semi = pulse_runs(acc, reps=2000)
@@ -165,7 +185,8 @@ def test_authors_conventions_against_the_paper_literal_reading():
     assert (c.paper, c.claim, c.verdict) == (PC.PAPERLIB_SETTINGS, "pulse-authors-vs-paper-literal", "holds")
     assert "PULSE significantly above PULSE (paper-literal) (Holm) at 3, below at 0 of 4" in c.measured
     assert PC.convention_claim(pulse_runs({**acc, "pulse": acc[PC.PAPER_LITERAL]}, reps=300)).verdict == "inconclusive"
-    rows = {x.claim: x for x in PC.experiment_claims(pulse_runs({**acc, "naive-pooling": [0.4, 0.6, 0.8, 0.9]}))}
+    rows = {x.claim: x for x in PC.experiment_claims(pulse_runs({**acc, "naive-pooling": [0.4, 0.6, 0.8, 0.9]},
+                                                                reps=2000))}
     assert "pulse-authors-vs-paper-literal" in rows
     # Naive-Pooling is the worst of the paper's three methods even when a fourth (ours) is lower
     assert rows["pulse-naive-pooling-is-worst-sec-4-1"].verdict == "holds"
@@ -195,11 +216,17 @@ def test_step3_lambda_near_zero_row_reads_the_uninformative_runs():
         out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
         return out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
 
+    base["runs"] = 2000  # Hoeffding half-width sqrt(log 40 / 4000) = 0.030
     assert row([0.02, 0.05]).verdict == "holds"
     assert row([0.02, 0.7]).verdict == "partly"
     failing = row([0.9, 0.7], fitted=0.01)  # the fitted kind's small lambda does not count
     assert failing.verdict == "fails" and "excludes our error" in failing.evidence
+    assert "0.70 (0.67 to 0.73;" in failing.measured
     assert row([0.3, 0.7]).verdict == "inconclusive"
+    # issue 57: at 40 runs the half-width is 0.215: neither 0.05 nor 0.6 is shown on its side of the thresholds
+    base["runs"] = 40
+    assert row([0.02, 0.05]).verdict == "inconclusive" and row([0.6, 0.9]).verdict == "inconclusive"
+    assert row([0.75, 0.9]).verdict == "fails"  # 0.75 - 0.215 >= 0.5
 
 
 def test_the_printed_lambda_rule_follows_its_start_and_bias_not_informativeness():

@@ -41,6 +41,28 @@ def test_robin_half_budget_and_ordering_thresholds():
     assert c["robin-half-the-queries"].verdict == "fails"
 
 
+def test_between_uniform_and_robin_is_graded_on_tests_at_every_point():
+    """Issue 57: the row counted orderings of mean curves with no interval. Each (cell, budget) point is tested
+    (Welch over the runs); every point must be significantly between to hold; points outside count after Holm."""
+    cfg = dict(main_delta=0.007, deltas=[0.007], reps=3)
+    row = lambda runs: {x.claim.split("-sec")[0]: x for x in RC.experiment_claims(runs, cfg)}[  # noqa: E731
+        "robin-robin-hood-between-uniform-and-robin"]
+    # between everywhere, but the runs spread as wide as the gaps: no point is shown either way
+    noisy = robin_runs([0.5, 0.30, 0.28, 0.2], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])
+    noisy["wce"] += np.tile([-0.2, 0.0, 0.2], len(noisy) // 3)
+    assert row(noisy).verdict == "inconclusive"
+    # above Uniform at the full budget, between before: partly
+    c = row(robin_runs([0.5, 0.30, 0.28, 0.4], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15]))
+    assert c.verdict == "partly" and "outside at 1 (1 above Uniform, 0 below ROBIN) of 3" in c.measured
+    # below ROBIN everywhere: fails
+    assert row(robin_runs([0.3, 0.2, 0.1, 0.05], [0.6, 0.45, 0.4, 0.30], [0.45, 0.25, 0.22, 0.15])).verdict == "fails"
+    # one point outside at p < 0.05 alone but not after Holm over the points is not a counterexample
+    t = pd.DataFrame(dict(d_uniform=[0.01, -0.1, -0.1], p_uniform=[0.03, 0.5, 0.5], d_robin=[0.1, 0.1, 0.1],
+                          p_robin=[0.5, 0.5, 0.5]))
+    assert RC.between_verdict(t)[0] == "inconclusive"
+    assert RC.between_verdict(t.assign(p_uniform=[0.001, 0.5, 0.5]))[0] == "fails"
+
+
 def test_robin_lemma2_reported_at_the_papers_budget_ratio():
     rows = [dict(K=10, B=1001, factor=100, lower_violated=True, worst_shortfall=3.0),
             dict(K=20, B=2001, factor=100, lower_violated=False, worst_shortfall=-1.0),

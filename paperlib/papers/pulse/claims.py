@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...decide import (
-    all_any,
+    Verdict,
     bootstrap_p,
     comparison,
     fisher_rates,
@@ -120,19 +120,75 @@ def _saving_interval(pool: pd.DataFrame) -> str:
     return f" (95% interval {fmt(lo)} to {fmt(hi)})"
 
 
+def naive_worst_tests(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (pool, budget) and other method: Naive-Pooling's share of right runs minus the other's, and Fisher's exact
+    two-sided p-value of the two success counts (as the Fig. 2 row tests PULSE against UCB-E); points where the two
+    shares are equal have no test (p = 1, d = 0)."""
+    from scipy.stats import fisher_exact
+
+    piv = runs[runs.method.isin(THREE)].pivot_table(index=["pool", "budget"], columns="method",
+                                                    values=["accuracy", "reps"]).dropna()
+    rows = []
+    if ("accuracy", "naive-pooling") not in piv:
+        return pd.DataFrame(rows, columns=["pool", "budget", "other", "d", "p"])
+    n1 = piv[("reps", "naive-pooling")].astype(int).to_numpy()
+    k1 = (piv[("accuracy", "naive-pooling")] * n1).round().astype(int).to_numpy()
+    for other in [m for m in THREE if m != "naive-pooling" and ("accuracy", m) in piv]:
+        n2 = piv[("reps", other)].astype(int).to_numpy()
+        k2 = (piv[("accuracy", other)] * n2).round().astype(int).to_numpy()
+        for (pool, budget), a, na, b, nb in zip(piv.index, k1, n1, k2, n2, strict=True):
+            differ = a * nb != b * na
+            p = fisher_exact([[a, na - a], [b, nb - b]]).pvalue if differ else 1.0
+            rows.append(dict(pool=pool, budget=budget, other=other, d=a / na - b / nb, p=float(p)))
+    return pd.DataFrame(rows, columns=["pool", "budget", "other", "d", "p"])
+
+
+def naive_worst_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[Verdict, int, int, int]:
+    """(verdict, points where Naive-Pooling is shown below both others, points where it is shown above one, points
+    where it differs from either). A point's "lowest" test is the intersection-union of its two tests (its p-value the
+    larger, and both differences negative). Holds if Naive-Pooling is significantly below both others at every point
+    where it differs from either, each at ``alpha`` (every point must reject: no correction); else the points shown
+    lowest and the points shown above another method, each counted after Holm's correction over the points
+    (family-wise ``alpha``): partly if some of both, fails if only above, else inconclusive."""
+    from statsmodels.stats.multitest import multipletests
+
+    differs = tests[tests.d != 0]
+    if differs.empty:
+        return (Verdict.UNTESTABLE if tests.empty else Verdict.INCONCLUSIVE), 0, 0, 0
+    per = tests.assign(below=tests.d < 0, differ=tests.d != 0).groupby(["pool", "budget"], sort=False).agg(
+        p=("p", "max"), below=("below", "all"), differ=("differ", "any"))
+    per = per[per.differ]
+    p_low = np.where(per.below, per.p, 1.0)
+    if (p_low < alpha).all():
+        return Verdict.HOLDS, len(per), 0, len(per)
+    low = int(multipletests(p_low, alpha=alpha, method="holm")[0].sum())
+    rej = multipletests(np.where(differs.d > 0, differs.p, 1.0), alpha=alpha, method="holm")[0]
+    above = int(differs[rej][["pool", "budget"]].drop_duplicates().shape[0])
+    v = Verdict.PARTLY if low and above else Verdict.FAILS if above else Verdict.INCONCLUSIVE
+    return v, low, above, len(per)
+
+
 def _naive_worst_claim(runs: pd.DataFrame) -> Claim:
     mean_acc = runs[runs.method.isin(THREE)].groupby(["pool", "method"]).accuracy.mean().unstack()
+    tests = naive_worst_tests(runs)
+    verdict, low, above, differ = naive_worst_verdict(tests)
     worst = (mean_acc.idxmin(axis=1) == "naive-pooling") if len(mean_acc) else pd.Series(dtype=bool)
     return titled(
         PAPER, "pulse-naive-pooling-is-worst-sec-4-1", "Naive-Pooling is worst (Sec. 4.1)",
         "Naive-Pooling has the lowest accuracy of the three methods across datasets, gaps and budgets",
-        f"[{'/'.join(sorted(set(runs.kind)))}] mean Accuracy@t over the budget grid per pool; no interval on the ranking "
-        "(per-budget standard errors are in the pool tables); rule: holds if lowest in every pool, partly if in some"
-        + _bias_note(runs),
-        f"Naive-Pooling lowest in {int(worst.sum())}/{len(worst)} pools; mean accuracy (UCB-E / PULSE / Naive-Pooling): "
+        f"[{'/'.join(sorted(set(runs.kind)))}] Accuracy@t per pool and budget, Naive-Pooling against UCB-E and PULSE "
+        "by Fisher's exact two-sided test of the success counts (as the Fig. 2 row; "
+        "paperlib.papers.pulse.claims.naive_worst_tests); rule: holds if Naive-Pooling is significantly below both "
+        f"others at every (pool, budget) point where it differs from either, each at {ALPHA} (an intersection-union "
+        "test: no correction); else the points where it is shown below both and those where it is shown above one, "
+        f"each after Holm's correction over the points (family-wise {ALPHA}): partly if some of both, fails if only "
+        "above, else inconclusive" + _bias_note(runs),
+        f"shown below both others at {low} and above one at {above} of {differ} (pool, budget) points where it "
+        f"differs (Holm); lowest in mean over the budgets in {int(worst.sum())}/{len(worst)} pools; mean accuracy "
+        "(UCB-E / PULSE / Naive-Pooling): "
         + "; ".join(f"{i}: {r.get('ucbe-batch', np.nan):.2f}/{r.get('pulse', np.nan):.2f}/{r.get('naive-pooling', np.nan):.2f}"
                     for i, r in mean_acc.iterrows()),
-        all_any(worst),
+        verdict,
     )
 
 
@@ -550,6 +606,15 @@ def _lambda_text(g: pd.DataFrame) -> str:
             + "; ")
 
 
+def lambda_interval(mean, runs, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """A (1 - alpha) Hoeffding interval for the expected mean lambda from ``runs`` independent runs, each contributing
+    its mean lambda over models, a number in [0, 1]: mean -+ sqrt(log(2 / alpha) / (2 runs)), clipped to [0, 1]. The
+    committed coverage tables keep the mean alone; Hoeffding needs only the range and the run count."""
+    mean, runs = np.asarray(mean, dtype=float), np.asarray(runs, dtype=float)
+    h = np.sqrt(np.log(2 / alpha) / (2 * np.maximum(runs, 1)))
+    return np.clip(mean - h, 0, 1), np.clip(mean + h, 0, 1)
+
+
 def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
     """Theorem 1 inside the running bandit, one row per kind of predictions (all pools of the profile)."""
     from .coverage import coverage_verdict
@@ -581,9 +646,9 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
             verdict))
     un = summary[summary.kind == "uninformative"] if "lam_mean" in summary else summary.iloc[0:0]
     if len(un) and np.isfinite(un.lam_mean).all():
-        verdict = ("holds" if (un.lam_mean < LAMBDA_NEAR_ZERO).all() else
-                   "fails" if (un.lam_mean >= 0.5).all() else "partly" if (un.lam_mean < LAMBDA_NEAR_ZERO).any() else
-                   "inconclusive")
+        lo, hi = lambda_interval(un.lam_mean, un.runs)
+        verdict = ("holds" if (hi < LAMBDA_NEAR_ZERO).all() else
+                   "fails" if (lo >= 0.5).all() else "partly" if (hi < LAMBDA_NEAR_ZERO).any() else "inconclusive")
         out.append(titled(
             PAPER, "pulse-step-3-lambda-near-zero-for-uninformative-predictions",
             "Step 3, lambda near zero for uninformative predictions",
@@ -591,12 +656,15 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
             "downweighted",
             f"[{'/'.join(sorted(set(un.data)))}] the runs of the Theorem 1 rows above with uninformative predictions "
             f"(independent of the scores), {int(un.runs.iloc[0])} runs per pool, PULSE as the authors' code runs it; "
-            "no interval: the mean lambda over models and runs at the last checkpoint, with the share of models "
-            f"below {LAMBDA_NEAR_ZERO} (our reading of 'close to zero': the paper gives no number); rule: holds if the "
-            f"mean is below {LAMBDA_NEAR_ZERO} in every pool, fails if it is at least 0.5 in every pool, partly if "
-            "below in some, else inconclusive"
+            "the mean lambda over models and runs at the last checkpoint, with the share of models below "
+            f"{LAMBDA_NEAR_ZERO} (our reading of 'close to zero': the paper gives no number), and its 95% Hoeffding "
+            "interval over the independent runs (each run's mean lambda lies in [0, 1]; "
+            "paperlib.papers.pulse.claims.lambda_interval); rule: holds if the interval lies below "
+            f"{LAMBDA_NEAR_ZERO} in every pool, fails if it lies at or above 0.5 in every pool, partly if below in "
+            "some, else inconclusive"
             + (_printed_rule_text() if verdict == "fails" else ""),
-            "mean lambda: " + ", ".join(f"{r.pool} {r.lam_mean:.2f} ({r.lam_low_share:.0%} of models below "
-                                        f"{LAMBDA_NEAR_ZERO})" for r in un.itertuples()),
+            "mean lambda (95% interval): " + ", ".join(
+                f"{r.pool} {r.lam_mean:.2f} ({a:.2f} to {b:.2f}; {r.lam_low_share:.0%} of models below "
+                f"{LAMBDA_NEAR_ZERO})" for r, a, b in zip(un.itertuples(), lo, hi, strict=True)),
             verdict))
     return out

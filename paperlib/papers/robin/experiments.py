@@ -227,6 +227,27 @@ def ordering_table(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFr
     return piv
 
 
+def ordering_tests(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFrame:
+    """Per cell and budget after the warm-up, ``mid``'s WCE against Uniform's and ROBIN's over the runs: the
+    differences of the means (``d_uniform`` = mid - Uniform, ``d_robin`` = mid - ROBIN) and two-sided Welch p-values
+    (``p_uniform``, ``p_robin``; scipy's ``ttest_ind_from_stats``, all points at once). 'Between' at a point is
+    d_uniform <= 0 <= d_robin."""
+    from scipy.stats import ttest_ind_from_stats
+
+    r = runs[runs.method_id.isin([mid, UNIFORM, ROBIN])]
+    s = r.groupby(["cell", "kind", "budget_frac", "method_id"], sort=False).wce.agg(["mean", "std", "size"]).unstack()
+    s = s[s.index.get_level_values("budget_frac") > after_frac].dropna()
+    out = s["mean"][[mid]].rename(columns={mid: "wce"}).reset_index()
+    for other, name in ((UNIFORM, "uniform"), (ROBIN, "robin")):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = ttest_ind_from_stats(*(s[k][m].to_numpy(dtype=float) for m in (mid, other) for k in ("mean", "std", "size")),
+                                     equal_var=False).pvalue
+        d = (s["mean"][mid] - s["mean"][other]).to_numpy()
+        out[f"d_{name}"] = d
+        out[f"p_{name}"] = np.where(np.isnan(p), np.where(d == 0, 1.0, 0.0), p)  # no spread: exact
+    return out
+
+
 def data_table(judges: dict) -> pd.DataFrame:
     """Figures 1-2: per-cell statistics of the item variances (``judges``: cell -> judge simulator)."""
     rows = []
