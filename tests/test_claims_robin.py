@@ -63,6 +63,39 @@ def test_between_uniform_and_robin_is_graded_on_tests_at_every_point():
     assert RC.between_verdict(t.assign(p_uniform=[0.001, 0.5, 0.5]))[0] == "fails"
 
 
+def plateau_runs(bad: list[float], uni: list[float], main: list[float], spread: float = 0.001, reps: int = 6):
+    """Runs at half and full budget; each run's WCE shifted by the same amount at both (a run's own two points)."""
+    rows = []
+    for mid, (h, f) in (("robin-hood:delta=0.07:ucb=delta", bad), (UNIFORM, uni),
+                        ("robin-hood:delta=0.007:ucb=delta", main)):
+        for rep in range(reps):
+            shift = spread * (rep - reps / 2)
+            for frac, w in ((0.2, h + 0.2), (0.5, h), (1.0, f)):
+                rows.append(dict(cell="c", kind="real", method_id=mid, rep=rep, budget_frac=frac,
+                                 wce=w + shift + 0.0005 * (rep % 2) * (frac == 1.0)))
+    return pd.DataFrame(rows)
+
+
+def test_poorly_chosen_delta_is_graded_on_every_part_in_every_cell():
+    """Issue 57: 'plateaus and is overtaken by Uniform' was a description of mean curves. Each part is tested per
+    cell over the runs; a cell shows the statement only when every part is significant."""
+    from paperlib.papers.robin.experiments import plateau_tests
+
+    bad, main = "robin-hood:delta=0.07:ucb=delta", "robin-hood:delta=0.007:ucb=delta"
+    # decreases 0.01 (Uniform 0.1), ends at 0.40 above Uniform's 0.30 and the main run's 0.25: every part shown
+    t = plateau_tests(plateau_runs([0.41, 0.40], [0.40, 0.30], [0.30, 0.25]), bad, main)
+    assert RC.plateau_verdict(t)[0] == "holds"
+    # keeps falling as fast as Uniform and ends below it: contradicted in two parts
+    v, n = RC.plateau_verdict(plateau_runs([0.45, 0.25], [0.40, 0.30], [0.30, 0.20]).pipe(plateau_tests, bad, main))
+    assert v == "fails" and n["plateau"] == "0 / 1" and n["uniform"] == "0 / 1"
+    # the same means with runs spread far wider than the gaps: nothing is shown
+    wide = plateau_tests(plateau_runs([0.41, 0.40], [0.40, 0.30], [0.30, 0.25], spread=0.3), bad, main)
+    assert RC.plateau_verdict(wide)[0] == "inconclusive"
+    # two cells, one shown and one contradicted: partly
+    two = pd.concat([t, t.assign(cell="d", d_uniform=-0.1, p_uniform=1e-6)], ignore_index=True)
+    assert RC.plateau_verdict(two)[0] == "partly"
+
+
 def test_robin_lemma2_reported_at_the_papers_budget_ratio():
     rows = [dict(K=10, B=1001, factor=100, lower_violated=True, worst_shortfall=3.0),
             dict(K=20, B=2001, factor=100, lower_violated=False, worst_shortfall=-1.0),

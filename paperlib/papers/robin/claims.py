@@ -19,12 +19,12 @@ from .experiments import (
     PAPER_K,
     ROBIN,
     UNIFORM,
-    curves,
     eb_id,
     half_budget_table,
     main_id,
     ordering_table,
     ordering_tests,
+    plateau_tests,
     table2,
 )
 
@@ -73,6 +73,33 @@ def between_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dic
     verdict = "partly" if between and outside else "fails" if outside else "inconclusive"
     return verdict, dict(points=n, between=between, outside=outside, above_uniform=int(above.sum()),
                          below_robin=int(below.sum()))
+
+
+PLATEAU_PARTS = {"plateau": -1, "main": 1, "uniform": 1}  # the sign each part's difference has where it holds
+
+
+def plateau_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dict]:
+    """The rule of "a poorly chosen delta plateaus and is overtaken" on :func:`.experiments.plateau_tests`: holds if
+    every part is significant in the stated direction in every cell (an intersection-union test); else the cells
+    shown in every part (their largest p-value, Holm over the cells) and the cells with some part significantly
+    the other way (Holm over every cell and part): partly if some of both, fails if only contradicted, else
+    inconclusive. Returns the verdict and the counts (per part, "shown / contradicted" at ``alpha`` each after Holm)."""
+    from statsmodels.stats.multitest import multipletests
+
+    if tests.empty:
+        return "untestable", dict(shown=0, contradicted=0, **{k: "0 / 0" for k in PLATEAU_PARTS})
+    right = np.column_stack([np.sign(tests[f"d_{k}"]) == s for k, s in PLATEAU_PARTS.items()])
+    p = np.column_stack([tests[f"p_{k}"] for k in PLATEAU_PARTS])
+    p_all = np.where(right.all(axis=1), p.max(axis=1), 1.0)
+    holm = lambda q: multipletests(q, alpha=alpha, method="holm")[0]  # noqa: E731
+    wrong = holm(np.where(~right, p, 1.0).ravel()).reshape(p.shape)
+    shown_part = holm(np.where(right, p, 1.0).ravel()).reshape(p.shape)
+    parts = {k: f"{int(shown_part[:, j].sum())} / {int(wrong[:, j].sum())}" for j, k in enumerate(PLATEAU_PARTS)}
+    if (p_all < alpha).all():
+        return "holds", dict(shown=len(tests), contradicted=0, **parts)
+    shown, contradicted = int(holm(p_all).sum()), int(wrong.any(axis=1).sum())
+    verdict = "partly" if shown and contradicted else "fails" if contradicted else "inconclusive"
+    return verdict, dict(shown=shown, contradicted=contradicted, **parts)
 
 
 def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
@@ -180,35 +207,26 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     ))
     bad = main_id(max(cfg["deltas"]))
     if bad in set(runs.method_id) and bad != main:
-        cur = curves(runs)
-        rows = []
-        for cell, g in cur.groupby("cell", sort=False):
-            b = g[g.method_id == bad].sort_values("budget")
-            u = g[g.method_id == UNIFORM].sort_values("budget")
-            m = g[g.method_id == main].sort_values("budget")
-            half = b[np.isclose(b.budget_frac, 0.5, atol=0.006)]
-            if half.empty:
-                continue
-            gain_bad = float(half.wce.iloc[0] - b.wce.iloc[-1])
-            gain_uni = float(u[np.isclose(u.budget_frac, 0.5, atol=0.006)].wce.iloc[0] - u.wce.iloc[-1])
-            rows.append({"cell": cell, "kind": g.kind.iloc[0], "gain_bad": gain_bad, "gain_uni": gain_uni,
-                         "bad_full": float(b.wce.iloc[-1]), "uni_full": float(u.wce.iloc[-1]),
-                         "main_full": float(m.wce.iloc[-1])})
-        pl = pd.DataFrame(rows)
-        plateau = pl[(pl.gain_bad < 0.5 * pl.gain_uni) & (pl.bad_full >= pl.main_full)]
+        pl = plateau_tests(runs, bad, main)
+        verdict, shown = plateau_verdict(pl)
+        syn = pl[pl.kind == "synthetic"]
         out.append(titled(
             PAPER, f"robin-poorly-chosen-delta-fig-5-delta-{key(format(max(cfg['deltas']), 'g'))}",
             f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
             "with a poorly chosen delta ROBIN-HOOD's WCE plateaus and is overtaken by Uniform",
-            f"[{_kinds(pl)}] WCE decrease from half to full budget, {label(bad)} vs Uniform; no interval: a description "
-            "of mean curves (the higher-delta row tests the full budget per cell, Welch)",
-            f"plateau (decrease < half of Uniform's and final WCE >= the delta={cfg['main_delta']:g} run's) in "
-            f"{len(plateau)}/{len(pl)} cells; overtaken by Uniform at full budget in "
-            f"{int((pl.bad_full > pl.uni_full).sum())}/{len(pl)}; synthetic: "
-            + ", ".join(f"{c}: {gb:.3f} vs {gu:.3f}" for c, gb, gu in
-                        zip(pl[pl.kind == 'synthetic'].cell, pl[pl.kind == 'synthetic'].gain_bad,
-                            pl[pl.kind == 'synthetic'].gain_uni, strict=False)),
-            "holds" if len(plateau) == len(pl) else ("partly" if len(plateau) else "fails"),
+            f"[{_kinds(pl)}] per cell over the runs, {label(bad)}: a plateau is a WCE decrease from half to full budget "
+            f"below half of Uniform's, ending no lower than the delta={cfg['main_delta']:g} run; overtaken is a "
+            "full-budget WCE above Uniform's; each of the three parts a two-sided Welch-type test "
+            "(paperlib.papers.robin.experiments.plateau_tests); rule: holds if every part is significant in every cell, "
+            f"each at {ALPHA} (an intersection-union test: no correction); else the cells shown in every part (the "
+            "largest p-value) and the cells where some part is significantly contradicted, each after Holm's correction "
+            f"(family-wise {ALPHA}): partly if some of both, fails if only contradicted, else inconclusive",
+            f"shown in every part in {shown['shown']}/{len(pl)} cells, some part contradicted in {shown['contradicted']} "
+            f"(Holm); by part, shown / contradicted: plateau {shown['plateau']}, ending above the delta="
+            f"{cfg['main_delta']:g} run {shown['main']}, overtaken by Uniform {shown['uniform']}; WCE decrease from half "
+            "to full budget (vs Uniform's), synthetic: "
+            + ", ".join(f"{c}: {gb:.3f} vs {gu:.3f}" for c, gb, gu in zip(syn.cell, syn.gain_bad, syn.gain_uni, strict=True)),
+            verdict,
         ))
     if bad in set(runs.method_id) and bad != main:
         out.append(higher_delta_claim(runs, main, bad))

@@ -248,6 +248,39 @@ def ordering_tests(runs: pd.DataFrame, mid: str, after_frac: float) -> pd.DataFr
     return out
 
 
+def plateau_tests(runs: pd.DataFrame, bad: str, main: str) -> pd.DataFrame:
+    """Fig. 5's "with a poorly chosen delta ROBIN-HOOD plateaus and is overtaken by Uniform", per cell from the runs,
+    each part a Welch-type test (normal approximation) with its two-sided p-value:
+
+    - ``plateau``: the poorly chosen run's WCE decrease from half to full budget (each run's own two points) minus
+      half of Uniform's: ``d_plateau`` < 0 is a plateau;
+    - ``above_main``: its full-budget WCE minus that of the run with the main delta: ``d_main`` > 0;
+    - ``overtaken``: its full-budget WCE minus Uniform's: ``d_uniform`` > 0.
+    """
+    from ...decide import normal_p
+
+    r = runs[runs.method_id.isin([bad, main, UNIFORM])]
+    rows = []
+    for (cell, kind), g in r.groupby(["cell", "kind"], sort=False):
+        w = g.pivot_table(index=["method_id", "rep"], columns="budget_frac", values="wce")
+        fr = np.asarray(w.columns, dtype=float)
+        half = fr[np.isclose(fr, 0.5, atol=0.006)]
+        if not len(half) or bad not in w.index.get_level_values(0):
+            continue
+        full = fr.max()
+        gain = {m: (w.loc[m][half[0]] - w.loc[m][full]).dropna() for m in (bad, UNIFORM)}
+        end = {m: w.loc[m][full].dropna() for m in (bad, main, UNIFORM)}
+        se = lambda *xs: float(np.sqrt(sum(c * c * x.var(ddof=1) / len(x) for c, x in xs)))  # noqa: E731
+        d_p = float(gain[bad].mean() - 0.5 * gain[UNIFORM].mean())
+        d_m = float(end[bad].mean() - end[main].mean())
+        d_u = float(end[bad].mean() - end[UNIFORM].mean())
+        rows.append(dict(cell=cell, kind=kind, gain_bad=float(gain[bad].mean()), gain_uni=float(gain[UNIFORM].mean()),
+                         d_plateau=d_p, p_plateau=float(normal_p(d_p, se((1, gain[bad]), (0.5, gain[UNIFORM])))),
+                         d_main=d_m, p_main=float(normal_p(d_m, se((1, end[bad]), (1, end[main])))),
+                         d_uniform=d_u, p_uniform=float(normal_p(d_u, se((1, end[bad]), (1, end[UNIFORM]))))))
+    return pd.DataFrame(rows)
+
+
 def data_table(judges: dict) -> pd.DataFrame:
     """Figures 1-2: per-cell statistics of the item variances (``judges``: cell -> judge simulator)."""
     rows = []
