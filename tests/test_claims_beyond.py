@@ -121,6 +121,44 @@ def test_race_auto_goal_claim():
     assert auto_goal_claim(cb(three)).verdict == "fails"  # 2 points behind everywhere: 0/3 wins
 
 
+def test_race_cb_draws_follow_the_definition_and_grade_the_cb_rows():
+    """Issue 57: CB_T was read off the grid with no interval. Its parametric bootstrap draws equal the definition
+    (metrics.confidence_budget) when every share is exact (10^9 runs), spread with few runs, and the worst-case
+    and auto-goal rows are graded on their intervals: clear at 5,000 runs, inconclusive at 20."""
+    from paperlib.beyond.race.claims import auto_goal_claim, worst_case_budget_claim
+    from paperlib.beyond.race.experiments import cb_draws, confidence_budgets
+    from paperlib.metrics import confidence_budget
+
+    grid = [0.01, 0.02, 0.03, 0.04]
+    curves = {"sysrs": [0.5, 0.97, 0.99, 1.0], "ucbe": [0.2, 0.5, 0.97, 1.0], "row-mean": [0.1, 0.2, 0.5, 0.9]}
+    for acc_ in ([0.5, 0.97, 0.9, 0.99], [0.96] * 4, [0.96, 0.96, 0.96, 0.9]):
+        one = pd.DataFrame(dict(dataset="d", method="m", frac=grid, accuracy=acc_, reps=10**9))
+        want = confidence_budget(grid, acc_, 0.95)
+        assert set(cb_draws(one, 0.95, grid, 20).iloc[0]) == {want if np.isfinite(want) else 0.08}
+
+    def race(reps, sysrs=curves["sysrs"]):
+        acc = pd.DataFrame([dict(dataset=f"d{i}", method=m, frac=f, accuracy=a, reps=reps)
+                            for i in range(5) for m, c in {**curves, "sysrs": sysrs}.items()
+                            for f, a in zip(grid, c, strict=True)])
+        cb = confidence_budgets(acc, [0.95], grid)
+        return cb, cb_draws(acc, 0.95, grid, 2000)
+
+    cb, draws = race(5000)  # SySRs settles at 2%, UCB-E at 3%: lowest everywhere, by one step
+    assert worst_case_budget_claim(cb, 0.95, draws=draws).verdict == "holds"
+    assert auto_goal_claim(cb, 0.95, draws=draws).verdict == "holds"
+    cb, draws = race(5000, sysrs=[0.2, 0.5, 0.6, 0.97])  # SySRs settles at 4%: one step behind everywhere
+    assert worst_case_budget_claim(cb, 0.95, draws=draws).verdict == "holds"  # within one grid step
+    cb, draws = race(5000, sysrs=[0.2, 0.5, 0.6, 0.9])  # never: beyond the grid
+    assert worst_case_budget_claim(cb, 0.95, draws=draws).verdict == "fails"
+    assert auto_goal_claim(cb, 0.95, draws=draws).verdict == "fails"
+    cb, draws = race(5000, sysrs=[0.2, 0.5, 0.6, 0.96])  # at 4%, one step behind UCB-E: within it
+    assert worst_case_budget_claim(cb, 0.95, draws=draws).verdict == "holds"
+    cb, draws = race(20, sysrs=[0.2, 0.5, 0.6, 0.96])  # 0.96 of 20 runs is often below 0.95: neither answer shown
+    c = worst_case_budget_claim(cb, 0.95, draws=draws)
+    assert c.verdict == "inconclusive" and "budget points (95%)" in c.measured
+    assert auto_goal_claim(cb, 0.95, draws=draws).verdict == "inconclusive"
+
+
 def test_race_split_claims():
     """The test-half race: the auto goal gets its own id; PULSE-family points where it could not run (NaN, below its
     warm-up) are left out of the Fisher comparison rather than counted."""

@@ -186,6 +186,33 @@ def confidence_budgets(acc: pd.DataFrame, levels, grid) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["dataset", "method", "level", "cb"])
 
 
+def cb_draws(acc: pd.DataFrame, level: float, grid, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Parametric bootstrap draws of CB_T per (dataset, method): each budget's share of runs that found the best model
+    redrawn from its binomial (``reps`` runs; budgets independently, as :func:`paperlib.stats.crossing_draws` does),
+    CB_T read off each draw as :func:`paperlib.metrics.confidence_budget` reads the table. Rows (dataset, method), one
+    column per draw; a draw whose largest budget is below T is ``2 x`` the largest budget (beyond the grid: two such
+    compare as equal). One seed per (dataset, method) in sorted order, so the draws do not depend on the table's row
+    order."""
+    grid = np.asarray(grid, dtype=float)
+    beyond = 2 * grid.max()
+    rows, index = [], []
+    for i, ((ds, meth), g) in enumerate(acc.sort_values(["dataset", "method"]).groupby(["dataset", "method"])):
+        g = g.sort_values("frac")
+        rng = np.random.default_rng([seed, i])
+        n = g.reps.to_numpy(dtype=np.int64)
+        p = g.accuracy.clip(0, 1).fillna(0.0).to_numpy()  # a budget not run is below T, as confidence_budget reads it
+        a = rng.binomial(n, p, size=(n_boot, len(g))) / np.maximum(n, 1)
+        ok = a >= level
+        fr = grid[: len(g)]
+        # the last budget below T; CB is the budget after it (the first budget when none is below)
+        last_bad = np.where(ok.all(axis=1), -1, len(g) - 1 - np.argmax(~ok[:, ::-1], axis=1))
+        cb = np.where(~ok[:, -1], beyond, fr[np.minimum(last_bad + 1, len(g) - 1)])
+        rows.append(cb)
+        index.append((ds, meth))
+    return pd.DataFrame(np.asarray(rows).reshape(len(rows), n_boot),
+                        index=pd.MultiIndex.from_tuples(index, names=["dataset", "method"]))
+
+
 def winners(cb: pd.DataFrame, level: float, tol: float) -> pd.DataFrame:
     """Per dataset at level T: each method's CB_T, the best one, and who is within ``tol`` of it (ties win)."""
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb")
