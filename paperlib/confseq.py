@@ -143,19 +143,26 @@ def wor_hoeffding_mean_ci(x: torch.Tensor, population: int, delta: float = 0.05)
     return wor_mean_ci(x, population, delta, kind="hoeffding")
 
 
-def _earlier_in_batch(rows: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """For each pair of a batch, how many earlier pairs of the batch hit the same row, and their score sum
-    (a stable sort by row and segmented cumulative sums: O(k log k) per repetition)."""
+def earlier_in_batch_sums(rows: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """For each pair of a batch and each channel of ``x`` (R, k, c): the sum over the earlier pairs of the batch on
+    the same row (``rows``: (R, k)), by a stable sort by row and segmented cumulative sums: O(k log k) per repetition.
+    Used by :class:`WoRMeanCS` and :class:`paperlib.confseq_prior.PriorAssistedCS`."""
     order = rows.argsort(dim=1, stable=True)
-    rs, xs = rows.gather(1, order), x.gather(1, order)
+    rs = rows.gather(1, order)
+    xs = x.gather(1, order[..., None].expand_as(x))
     pos = torch.arange(rows.shape[1], device=rows.device).expand_as(rs)
     new = torch.ones_like(rs, dtype=torch.bool)
     new[:, 1:] = rs[:, 1:] != rs[:, :-1]
     start = torch.cummax(torch.where(new, pos, torch.zeros_like(pos)), dim=1).values
     excl = torch.cumsum(xs, dim=1) - xs
-    n_sorted = (pos - start).to(x.dtype)
-    s_sorted = excl - excl.gather(1, start)
-    return torch.empty_like(n_sorted).scatter_(1, order, n_sorted), torch.empty_like(s_sorted).scatter_(1, order, s_sorted)
+    got = excl - excl.gather(1, start[..., None].expand_as(excl))
+    return torch.empty_like(got).scatter_(1, order[..., None].expand_as(got), got)
+
+
+def _earlier_in_batch(rows: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For each pair of a batch, how many earlier pairs of the batch hit the same row, and their score sum."""
+    got = earlier_in_batch_sums(rows, torch.stack([torch.ones_like(x), x], dim=-1))
+    return got[..., 0], got[..., 1]
 
 
 class WoRMeanCS(KeepsViews):

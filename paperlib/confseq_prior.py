@@ -58,7 +58,7 @@ import math
 import torch
 
 from .checks import check_delta, check_scalar
-from .confseq import WoRMeanCS
+from .confseq import WoRMeanCS, earlier_in_batch_sums
 from .pickling import KeepsViews
 
 # the per-stream sums of one (C, R, n) tensor, so that a batch adds to them with one scatter
@@ -66,23 +66,6 @@ _LO_CENTRE, _LO_SCALE, _LO_PEN, _HI_CENTRE, _HI_SCALE, _HI_PEN, _P, _P2, _SP, _S
 _NSUMS = 11
 _CAP = 0.5  # the largest bet on the scale of a side's room (Waudby-Smith & Ramdas 2024: 1/2; 3/4 needed 10% more calls on
 # sysrs_arc_challenge, benchmarks/bench_prior.py, 2026-11-28)
-
-
-def _earlier(rows: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """For each pair of a batch and each channel of ``x`` (R, k, c): the sum over the earlier pairs of the batch on
-    the same row (a stable sort by row and segmented cumulative sums, as :func:`paperlib.confseq._earlier_in_batch`,
-    for several channels at once)."""
-    order = rows.argsort(dim=1, stable=True)
-    rs = rows.gather(1, order)
-    xs = x.gather(1, order[..., None].expand_as(x))
-    k = rows.shape[1]
-    pos = torch.arange(k, device=rows.device).expand_as(rs)
-    new = torch.ones_like(rs, dtype=torch.bool)
-    new[:, 1:] = rs[:, 1:] != rs[:, :-1]
-    start = torch.cummax(torch.where(new, pos, torch.zeros_like(pos)), dim=1).values
-    excl = torch.cumsum(xs, dim=1) - xs
-    got = excl - excl.gather(1, start[..., None].expand_as(excl))
-    return torch.empty_like(got).scatter_(1, order[..., None].expand_as(got), got)
 
 
 class PriorAssistedCS(KeepsViews):
@@ -191,7 +174,7 @@ class PriorAssistedCS(KeepsViews):
         S = self.sum[r, rows]
         if k > 1:
             mx = x * mine
-            before = _earlier(rows, torch.stack([p * mine, p * p * mine, mx * p, mx * x, mine, mx], dim=-1))
+            before = earlier_in_batch_sums(rows, torch.stack([p * mine, p * p * mine, mx * p, mx * x, mine, mx], dim=-1))
             known = known + before[..., :5].permute(2, 0, 1)
             S = S + before[..., 5]
             P = P - before[..., 0]  # the batch's earlier draws are no longer unseen
