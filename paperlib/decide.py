@@ -101,18 +101,21 @@ def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> V
     return Verdict.PARTLY if any(abs(d) > Z95 * e for d, e in pairs) else Verdict.INCONCLUSIVE
 
 
-def _fisher_pvalues(k1, n1, k2, n2) -> tuple[np.ndarray, np.ndarray]:
-    """Over the points where the two rates differ: Fisher's exact two-sided p-value and whether the first is higher
-    (scipy's :func:`~scipy.stats.fisher_exact`)."""
+def fisher_point_pvalues(k1, n1, k2, n2) -> np.ndarray:
+    """At every point, Fisher's exact two-sided p-value of two success counts ``k1 / n1`` and ``k2 / n2`` (scipy's
+    :func:`~scipy.stats.fisher_exact`); 1 where the two rates are equal (no test)."""
     from scipy.stats import fisher_exact
 
-    pv, higher = [], []
-    for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int), np.asarray(n2, int),
-                            strict=True):
-        if a * nb != b * na:
-            pv.append(fisher_exact([[a, na - a], [b, nb - b]]).pvalue)
-            higher.append(a / na > b / nb)
-    return np.asarray(pv, float), np.asarray(higher, bool)
+    return np.asarray([fisher_exact([[a, na - a], [b, nb - b]]).pvalue if a * nb != b * na else 1.0
+                       for a, na, b, nb in zip(np.asarray(k1, int), np.asarray(n1, int), np.asarray(k2, int),
+                                               np.asarray(n2, int), strict=True)], float)
+
+
+def _fisher_pvalues(k1, n1, k2, n2) -> tuple[np.ndarray, np.ndarray]:
+    """Over the points where the two rates differ: Fisher's exact two-sided p-value and whether the first is higher."""
+    k1, n1, k2, n2 = (np.asarray(x, int) for x in (k1, n1, k2, n2))
+    differ = k1 * n2 != k2 * n1
+    return fisher_point_pvalues(k1, n1, k2, n2)[differ], (k1 / n1 > k2 / n2)[differ]
 
 
 def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
@@ -170,7 +173,7 @@ def bootstrap_p(draws) -> float:
     return float(min(1.0, max(2 * min((x <= 0).mean(), (x >= 0).mean()), 1.0 / x.size)))
 
 
-def _counts(table, a: str, b: str):
+def rate_counts(table, a: str, b: str):
     n1, n2 = table[("reps", a)].astype(int).to_numpy(), table[("reps", b)].astype(int).to_numpy()
     k1 = (table[("accuracy", a)] * n1).round().astype(int).to_numpy()
     k2 = (table[("accuracy", b)] * n2).round().astype(int).to_numpy()
@@ -180,10 +183,10 @@ def _counts(table, a: str, b: str):
 def fisher_rates(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int, int]:
     """:func:`fisher_counts` of methods ``a`` against ``b`` from a pivot table whose columns are
     (``"accuracy"``, method) and (``"reps"``, method), one row per point: success counts are accuracy x runs."""
-    return fisher_counts(*_counts(table, a, b), alpha)
+    return fisher_counts(*rate_counts(table, a, b), alpha)
 
 
 def fisher_rates_holm(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, int]:
     """:func:`fisher_holm` from the pivot table of :func:`fisher_rates`."""
-    return fisher_holm(*_counts(table, a, b), alpha)
+    return fisher_holm(*rate_counts(table, a, b), alpha)
 

@@ -124,23 +124,19 @@ def naive_worst_tests(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (pool, budget) and other method: Naive-Pooling's share of right runs minus the other's, and Fisher's exact
     two-sided p-value of the two success counts (as the Fig. 2 row tests PULSE against UCB-E); points where the two
     shares are equal have no test (p = 1, d = 0)."""
-    from scipy.stats import fisher_exact
+    from ...decide import fisher_point_pvalues, rate_counts
 
     piv = runs[runs.method.isin(THREE)].pivot_table(index=["pool", "budget"], columns="method",
                                                     values=["accuracy", "reps"]).dropna()
-    rows = []
+    cols = ["pool", "budget", "other", "d", "p"]
     if ("accuracy", "naive-pooling") not in piv:
-        return pd.DataFrame(rows, columns=["pool", "budget", "other", "d", "p"])
-    n1 = piv[("reps", "naive-pooling")].astype(int).to_numpy()
-    k1 = (piv[("accuracy", "naive-pooling")] * n1).round().astype(int).to_numpy()
+        return pd.DataFrame(columns=cols)
+    parts = []
     for other in [m for m in THREE if m != "naive-pooling" and ("accuracy", m) in piv]:
-        n2 = piv[("reps", other)].astype(int).to_numpy()
-        k2 = (piv[("accuracy", other)] * n2).round().astype(int).to_numpy()
-        for (pool, budget), a, na, b, nb in zip(piv.index, k1, n1, k2, n2, strict=True):
-            differ = a * nb != b * na
-            p = fisher_exact([[a, na - a], [b, nb - b]]).pvalue if differ else 1.0
-            rows.append(dict(pool=pool, budget=budget, other=other, d=a / na - b / nb, p=float(p)))
-    return pd.DataFrame(rows, columns=["pool", "budget", "other", "d", "p"])
+        k1, n1, k2, n2 = rate_counts(piv, "naive-pooling", other)
+        parts.append(piv.index.to_frame(index=False).assign(other=other, d=k1 / n1 - k2 / n2,
+                                                             p=fisher_point_pvalues(k1, n1, k2, n2)))
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
 def naive_worst_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[Verdict, int, int, int]:
