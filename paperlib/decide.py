@@ -85,20 +85,28 @@ def within_limit(lo, hi, limit, atol: float = 1e-9) -> Verdict:
 def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> Verdict:
     """'Performance is similar across settings', from differences ``(d, se)`` with normal 95% intervals.
 
-    ``holds`` if every ``|d| + 1.96 se <= similar`` (equivalence shown, the TOST reading); ``fails`` if some
-    ``|d| - 1.96 se > drastic``; ``partly`` if some difference is significant but none drastic; else
-    ``inconclusive``; always ``inconclusive`` when not ``enough`` repetitions stand behind the intervals.
+    ``holds`` if every ``|d| + 1.96 se <= similar`` (equivalence shown, the TOST reading: every pair must pass, an
+    intersection-union test, so each is tested at 0.05 with no correction); the other verdicts rest on some of the
+    pairs, so they count the pairs that survive Holm's correction over the family (issue 57): ``fails`` if some
+    ``|d|`` is significantly beyond ``drastic`` (normal p-value of ``|d| = drastic``, doubled as for 1.96 s.e.), ``partly`` if some
+    difference is significantly non-zero but none drastic; else ``inconclusive``; always ``inconclusive`` when not
+    ``enough`` repetitions stand behind the intervals.
     """
+    from scipy.stats import norm
+
     pairs = list(pairs)
     if not pairs:
         return Verdict.UNTESTABLE
     if not enough:
         return Verdict.INCONCLUSIVE
-    if any(abs(d) - Z95 * e > drastic for d, e in pairs):
+    d, se = (np.array(x, dtype=float) for x in zip(*pairs, strict=True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z_drastic = np.where(se > 0, (np.abs(d) - drastic) / se, np.where(np.abs(d) > drastic, np.inf, -np.inf))
+    if holm_reject(np.minimum(1.0, 2 * norm.sf(z_drastic))).any():  # 1.96 s.e. beyond the margin for one pair
         return Verdict.FAILS
-    if all(abs(d) + Z95 * e <= similar for d, e in pairs):
+    if all(abs(x) + Z95 * e <= similar for x, e in pairs):
         return Verdict.HOLDS
-    return Verdict.PARTLY if any(abs(d) > Z95 * e for d, e in pairs) else Verdict.INCONCLUSIVE
+    return Verdict.PARTLY if holm_reject(normal_p(d, se)).any() else Verdict.INCONCLUSIVE
 
 
 def fisher_point_pvalues(k1, n1, k2, n2) -> np.ndarray:
@@ -137,18 +145,24 @@ def fisher_holm(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int]:
     return holm_signs(pv, np.where(higher, 1.0, -1.0), alpha)
 
 
-def holm_signs(pvalues, signs, alpha: float = 0.05) -> tuple[int, int]:
-    """(significantly positive, significantly negative) among a family of two-sided tests, each given by its p-value
-    and the sign of its effect, with Holm's step-down correction over the family (statsmodels' ``multipletests``): a
-    family-wise error rate of ``alpha``. What a verdict counts where it rests on some of many tests (issue 57); a rule
-    that needs every test to reject (an intersection-union test) tests each at ``alpha`` instead and says so."""
+def holm_reject(pvalues, alpha: float = 0.05) -> np.ndarray:
+    """Which of a family of tests reject under Holm's step-down correction (statsmodels' ``multipletests``; a missing
+    p-value never rejects): a family-wise error rate of ``alpha``."""
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(pvalues, dtype=float)
-    s = np.sign(np.asarray(signs, dtype=float))
     if not p.size:
-        return 0, 0
-    reject = multipletests(np.nan_to_num(p, nan=1.0), alpha=alpha, method="holm")[0]
+        return np.zeros(0, dtype=bool)
+    return multipletests(np.nan_to_num(p, nan=1.0), alpha=alpha, method="holm")[0]
+
+
+def holm_signs(pvalues, signs, alpha: float = 0.05) -> tuple[int, int]:
+    """(significantly positive, significantly negative) among a family of two-sided tests, each given by its p-value
+    and the sign of its effect, with Holm's step-down correction over the family (:func:`holm_reject`). What a verdict
+    counts where it rests on some of many tests (issue 57); a rule that needs every test to reject (an
+    intersection-union test) tests each at ``alpha`` instead and says so."""
+    reject = holm_reject(pvalues, alpha)
+    s = np.sign(np.asarray(signs, dtype=float))
     return int((reject & (s > 0)).sum()), int((reject & (s < 0)).sum())
 
 

@@ -128,26 +128,64 @@ def test_corollary1_vacuous_on_the_papers_own_table2():
     assert t.ratio.min() == pytest.approx(2.58, abs=0.01) and t.ratio.max() == pytest.approx(284.6, abs=0.5)
 
 
-def ensemble_rank_table(p: dict, se: float = 0.02, wall=(30.0, 2.0), timed: str = "batch_time") -> pd.DataFrame:
+def ensemble_rank_table(p: dict, se: float = 0.02, wall=((30.0, 31.0, 29.0), (2.0, 2.1, 1.9)),
+                        timed: str = "batch_time") -> pd.DataFrame:
+    """Figure 4's table with the ensemble and rank settings ``p`` and timed runs ``wall`` = (b = 2 times, b = 32 times)."""
     rows = [dict(dataset="d", factor=f, setting=str(v), metric="m", budget_frac=0.1, value=x, se=se, wall_s=np.nan)
             for (f, v), x in p.items()]
-    rows += [dict(dataset="d", factor=timed, setting=b, metric="m", budget_frac=0.1, value=0.5, se=se, wall_s=w)
-             for b, w in zip(("2", "32"), wall, strict=True)]
+    rows += [dict(dataset="d", factor=timed, setting=b, run=k, metric="m", budget_frac=0.1, value=0.5, se=se, wall_s=w)
+             for b, ws in zip(("2", "32"), wall, strict=True) for k, w in enumerate(ws)]
     return pd.DataFrame(rows)
 
 
+GOOD_ABLATION = {("ensemble", 4): 0.6, ("ensemble", 64): 0.9, ("ensemble", 256): 0.9,
+                 ("rank", 1): 0.9, ("rank", 2): 0.7, ("rank", 5): 0.6}
+
+
 def test_ensemble_rank_and_batch_time_rules():
-    good = {("ensemble", 4): 0.6, ("ensemble", 64): 0.9, ("ensemble", 256): 0.9,
-            ("rank", 1): 0.9, ("rank", 2): 0.7, ("rank", 5): 0.6}
+    good = GOOD_ABLATION
     rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(good), ["d"], "d", "", "m", 50)}
     assert rows == {"zhou-ablation-ensemble": "holds", "zhou-ablation-rank": "holds", "zhou-ablation-batch-time": "holds"}
     bad = {**good, ("ensemble", 256): 0.6, ("rank", 5): 0.99}
-    rows = {c.claim: c.verdict for c in
-            ZC._ensemble_rank_time_claims(ensemble_rank_table(bad, wall=(100.0, 2.0)), ["d"], "d", "", "m", 50)}
+    rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(
+        ensemble_rank_table(bad, wall=((100.0, 101.0, 99.0), (2.0, 2.1, 1.9))), ["d"], "d", "", "m", 50)}
     assert rows == {"zhou-ablation-ensemble": "fails", "zhou-ablation-rank": "fails", "zhou-ablation-batch-time": "fails"}
     # the same differences with 3 repetitions prove nothing
     rows = {c.claim: c.verdict for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(bad), ["d"], "d", "", "m", 3)}
     assert rows["zhou-ablation-ensemble"] == "inconclusive" and rows["zhou-ablation-rank"] == "inconclusive"
+
+
+def test_batch_time_ratio_interval_is_a_bootstrap_over_the_timed_runs():
+    wall = pd.DataFrame(dict(setting=["2"] * 3 + ["32"] * 3, wall_s=[30.0, 31.0, 29.0, 2.0, 2.1, 1.9]))
+    ratio, lo, hi = ZC.batch_time_ratio(wall)
+    assert ratio == pytest.approx(15.0)
+    # resampled means lie between the smallest and largest run, so the ratio lies within 29/2.1 .. 31/1.9
+    assert 29 / 2.1 <= lo < 15.0 < hi <= 31 / 1.9
+    assert np.isnan(ZC.batch_time_ratio(wall.iloc[[0, 3]])[1])   # one run each: no spread, no interval
+
+
+def test_batch_time_is_read_from_the_timing_runs_refitted_after_every_batch():
+    rows = {c.claim: c for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(GOOD_ABLATION), ["d"], "d", "", "m", 50)}
+    c = rows["zhou-ablation-batch-time"]
+    assert c.verdict == "holds" and "15.0x (95% CI" in c.measured and "refitted after every batch" in c.evidence
+    # an interval across the factor-2 band's edge (runs from 5x to 16x) cannot be told
+    wide = ((10.0, 30.0, 20.0), (2.0, 2.0, 2.0))
+    rows = {c.claim: c for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(GOOD_ABLATION, wall=wide), ["d"], "d", "",
+                                                               "m", 50)}
+    assert rows["zhou-ablation-batch-time"].verdict == "inconclusive"
+    # without timing runs refitted after every batch (only the batch-size ablation's runs) it proves nothing either
+    t = ensemble_rank_table(GOOD_ABLATION, timed="batch_size")
+    rows = {c.claim: c for c in ZC._ensemble_rank_time_claims(t, ["d"], "d", "", "m", 50)}
+    assert rows["zhou-ablation-batch-time"].verdict == "inconclusive"
+    # the timing tables read back from CSV carry the batch size as a number (the ablation's settings as text)
+    c = {c.claim: c for c in ZC._ensemble_rank_time_claims(
+        t.assign(setting=t.setting.astype(object)).pipe(lambda x: pd.concat(
+            [x, ensemble_rank_table({}).assign(setting=lambda y: y.setting.astype(int))])), ["d"], "d", "", "m", 50)}
+    assert c["zhou-ablation-batch-time"].verdict == "holds"
+    # nor does one timing per setting, whatever its ratio
+    one = ensemble_rank_table(GOOD_ABLATION, wall=((30.0,), (2.0,)))
+    c = {c.claim: c for c in ZC._ensemble_rank_time_claims(one, ["d"], "d", "", "m", 50)}["zhou-ablation-batch-time"]
+    assert c.verdict == "inconclusive" and "no interval" in c.measured
 
 
 def test_settle_table_is_the_first_budget_correct_from_then_on():
@@ -214,19 +252,6 @@ def test_uniform_needs_90pct_is_read_where_only_the_best_method_counts():
     c = ZC.claim_uniform_needs_90pct(reach([0.2, 0.5]), 1.0, strict=reach([0.2, 0.95]))
     assert c.verdict == "holds" and "eps = 0.01 (fails)" in c.measured and "eps = 0.001 (holds)" in c.measured
     assert ZC.claim_uniform_needs_90pct(reach([0.2, 0.95]), 1.0, strict=reach([0.3, 0.5])).verdict == "fails"
-
-
-def test_batch_time_is_read_from_the_timing_runs_refitted_after_every_batch():
-    t = ensemble_rank_table({("ensemble", 4): 0.6, ("ensemble", 64): 0.9, ("ensemble", 256): 0.9, ("rank", 1): 0.9,
-                             ("rank", 2): 0.7, ("rank", 5): 0.6}, wall=(4.0, 2.0), timed="batch_size")   # ratio 2
-    timing = pd.DataFrame([dict(dataset="d", factor="batch_time", setting=b, metric="m", budget_frac=0.1, value=0.5,
-                                se=0.01, wall_s=w) for b, w in (("2", 30.0), ("32", 2.0))])   # ratio 15
-    rows = {c.claim: c for c in ZC._ensemble_rank_time_claims(pd.concat([t, timing]), ["d"], "d", "", "m", 50)}
-    c = rows["zhou-ablation-batch-time"]
-    assert c.verdict == "holds" and "15.0x" in c.measured and "refitted after every batch" in c.evidence
-    # without timing runs, a ratio far from 16 under the profile's own refit schedule proves nothing about the paper
-    rows = {c.claim: c for c in ZC._ensemble_rank_time_claims(t, ["d"], "d", "", "m", 50)}
-    assert rows["zhou-ablation-batch-time"].verdict == "inconclusive"
 
 
 def test_zhou_rows_that_fail_on_other_matrices_say_why_they_are_not_charged():
@@ -302,3 +327,19 @@ def test_low_rank_beyond_the_row_and_column_means():
     interaction = additive + rng.normal(size=(n, 3)) @ rng.normal(size=(3, m))
     out, _ = low_rankness_of(interaction, ranks=(5,))
     assert out["rank 5 residual"] > out["rank 5 residual null"]
+
+
+def test_ablation_rules_count_tests_after_holm():
+    # standard error of a setting difference: hypot(0.02, 0.02) = 0.0283; a difference of 0.062 is z = 2.2 (p = 0.028):
+    # significant alone, not after Holm over two tests (the smaller p-value must be below 0.025, z > 2.24)
+    z22, z30 = 2.2 * np.hypot(0.02, 0.02), 3.0 * np.hypot(0.02, 0.02)
+
+    def rows(p):
+        return {c.claim: c for c in ZC._ensemble_rank_time_claims(ensemble_rank_table(p), ["d"], "d", "", "m", 50)}
+
+    base = {("ensemble", 64): 0.9, ("ensemble", 256): 0.9, ("rank", 1): 0.9, ("rank", 5): 0.9}
+    c = rows({**base, ("ensemble", 4): 0.9 - z22, ("rank", 2): 0.9 - z22})
+    assert c["zhou-ablation-ensemble"].verdict == "inconclusive" and c["zhou-ablation-rank"].verdict == "inconclusive"
+    assert "Holm" in c["zhou-ablation-ensemble"].evidence and "Holm" in c["zhou-ablation-rank"].evidence
+    c = rows({**base, ("ensemble", 4): 0.9 - z30, ("rank", 2): 0.9 - z30})
+    assert c["zhou-ablation-ensemble"].verdict == "holds" and c["zhou-ablation-rank"].verdict == "partly"

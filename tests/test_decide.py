@@ -174,3 +174,15 @@ def test_precision1_reading_is_the_exact_one_sided_bound_at_k_equal_n():
     for reps in (10, 50, 200):
         lo, _ = proportion_confint(reps, reps, alpha=0.10, method="beta")
         assert f"at least {lo:.2f}" in precision1_reading(reps), (reps, lo, precision1_reading(reps))
+
+
+def test_equivalence_counts_only_pairs_that_survive_holm():
+    # one pair at z = 2.2 among ten exact ties: significant alone (p = 0.028), not after Holm over eleven pairs
+    # (its smallest p-value must be below 0.05 / 11 = 0.0045, z > 2.84)
+    noise = [(0.0, 0.05)] * 10
+    assert equivalence([(0.11, 0.05)], similar=0.1, drastic=0.3) == "partly"
+    assert equivalence([(0.11, 0.05)] + noise, similar=0.1, drastic=0.3) == "inconclusive"
+    assert equivalence([(0.15, 0.05)] + noise, similar=0.1, drastic=0.3) == "partly"     # z = 3.0 survives
+    # beyond the drastic margin by 2.2 s.e.: fails alone, not among eleven (then only significantly non-zero)
+    assert equivalence([(0.41, 0.05)], similar=0.1, drastic=0.3) == "fails"
+    assert equivalence([(0.41, 0.05)] + noise, similar=0.1, drastic=0.3) == "partly"

@@ -765,7 +765,8 @@ def methods_md(ctx: Context) -> str:
         "intervals allow both answers.",
         "",
         "**Intervals and bands.** The intervals the verdicts use are 95%: exact (Clopper-Pearson) on a share of runs, "
-        "distribution-free (order statistics) on a median, a bootstrap over runs on a mean difference, a parametric "
+        "distribution-free (order statistics) on a median, a bootstrap over runs on a mean difference (and on Zhou's "
+        "ratio of mean wall times, b = 2 over b = 32, over separately timed runs), a parametric "
         "bootstrap on a budget read off an accuracy curve (PULSE's savings); where a rule grades on some of many tests, "
         "it counts the tests that survive Holm's correction. A budget at which a mean curve crosses a level has a bootstrap "
         "interval over the runs (ROBIN's \"half the queries\": both methods' runs resampled; PULSE's 95% crossings: "

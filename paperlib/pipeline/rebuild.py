@@ -76,7 +76,8 @@ def _zhou_fig4(res: Path, cfg: dict) -> list[Claim]:
 
     c = paper_config(cfg, "zhou")
     names = [d for d in c["ablation"]["datasets"] if (res / "zhou/fig4" / f"{d}.csv").is_file()]
-    return C.ablation_claims_from(_read(_existing([res / "zhou/fig4" / f"{d}.csv" for d in names])), c)
+    paths = [res / sub / f"{d}.csv" for sub in ("zhou/fig4", "zhou/fig4_timing") for d in names]
+    return C.ablation_claims_from(_read(_existing(paths)), c)
 
 
 def _robin_summary(res: Path, cfg: dict) -> list[Claim]:

@@ -103,11 +103,33 @@ rule zhou_fig4_dataset:
         NOTEBOOK
 
 
+rule zhou_fig4_timing:
+    """Sec. 4.5's time cost of b = 2 on one ablation dataset: UCB-E-LRF at b = 2 and b = 32, refitted after every
+    batch, in separately timed runs (the same notebook as zhou_fig4_dataset, measure "timing"; rerun it alone, on an
+    otherwise idle core)."""
+    input:
+        nb="notebooks/zhou_fig4_dataset.ipynb",
+    output:
+        nb=f"{RES}/notebooks/zhou_fig4_timing_{{dataset}}.ipynb",
+        csv=f"{RES}/zhou/fig4_timing/{{dataset}}.csv",
+    log:
+        nb=f"{LOG}/zhou_fig4_timing_{{dataset}}.log",
+        progress=f"{LOG}/zhou_fig4_timing_{{dataset}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("zhou", threads=True, progress=True, measure="timing"),
+    resources:
+        **res("zhou_fig4_timing"),
+    shell:
+        NOTEBOOK
+
+
 rule zhou_fig4:
     """Figure 4: UCB-E-LRF ablations (score only, batch, ensemble, eta, warm-up, rank) and their claims."""
     input:
         nb="notebooks/zhou_fig4_ablations.ipynb",
         csvs=expand(rules.zhou_fig4_dataset.output.csv, dataset=ABLATION_DATASETS),
+        timing=expand(rules.zhou_fig4_timing.output.csv, dataset=ABLATION_DATASETS),
     output:
         nb=f"{RES}/notebooks/zhou_fig4_ablations.ipynb",
         csv=f"{RES}/zhou/fig4.csv",

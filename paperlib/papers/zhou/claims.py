@@ -16,6 +16,7 @@ from ...decide import (
     comparison,
     conjunction,
     equivalence,
+    holm_reject,
     holm_signs,
     normal_p,
 )
@@ -37,6 +38,7 @@ BATCH_SIMILAR, BATCH_PARTLY = 0.15, 0.3
 WARMUP_NEAR_BEST = 0.05
 LOW_RANK_RANK = 5          # the low-rank row compares the top-5 share with its row-shuffled null
 BATCH_TIME_RATIO = 16.0    # "b = 2 takes almost 16 times as much time as b = 32"
+TIME_BOOTSTRAP = 2000      # bootstrap draws of the time ratio
 STRICT_METRIC = "top1 gap eps=0.001"   # top-1 precision that counts only the best method (and exact ties)
 #: What the authors' own package (banditeval 0.1.1) gave beside ours on the same matrices
 #: (``benchmarks/side_by_side_banditeval.py``; ``benchmarks/RESULTS.md``, 2026-11-24)
@@ -493,14 +495,16 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
     worst = max(eta, key=lambda p: abs(p[0])) if eta else (np.nan, np.nan)
     claims.append(Claim(PAPER, "zhou-ablation-eta", "eta from 0.1 to 5 gives similar performance",
                         ev + f"; rule: holds if every pairwise difference's 95% interval lies within +-{ETA_SIMILAR}, fails if "
-                        f"one lies beyond +-{ETA_PARTLY}, partly if some difference is significant, else inconclusive",
+                        f"one lies beyond +-{ETA_PARTLY}, partly if some difference is significant (these two counted after Holm's "
+                        f"correction over the {len(eta)} pairs), else inconclusive",
                         f"largest pairwise difference over eta in 0.1-5: {abs(worst[0]):.2f} (se {worst[1]:.2f})",
                         similar_verdict(eta, ETA_SIMILAR, ETA_PARTLY, reps)))
     bs = [p for d in names for p in pairs(d, "batch_size", sorted({str(v) for (_, f, v) in mean.index if f == "batch_size"}, key=float))]
     worst = max(bs, key=lambda p: abs(p[0])) if bs else (np.nan, np.nan)
     claims.append(Claim(PAPER, "zhou-ablation-batch", "Performance does not vary drastically with the batch size",
                         ev + f"; rule: holds if every pairwise difference's 95% interval lies within +-{BATCH_SIMILAR}, fails "
-                        f"if one lies beyond +-{BATCH_PARTLY}, partly if some difference is significant, else inconclusive",
+                        f"if one lies beyond +-{BATCH_PARTLY}, partly if some difference is significant (these two counted after "
+                        f"Holm's correction over the {len(bs)} pairs), else inconclusive",
                         f"largest pairwise difference over batch sizes: {abs(worst[0]):.2f} (se {worst[1]:.2f})",
                         similar_verdict(bs, BATCH_SIMILAR, BATCH_PARTLY, reps)))
     claims += _ensemble_rank_time_claims(abl, names, hard, ev, metric, reps)
@@ -512,13 +516,16 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
             gaps.append((d, best, *diff(d, "warmup_frac", best, "0.05")))
     near = [g - Z95 * e <= WARMUP_NEAR_BEST for *_, g, e in gaps]
     shown = [g + Z95 * e <= WARMUP_NEAR_BEST for *_, g, e in gaps]
+    below = np.array([WARMUP_NEAR_BEST - g for *_, g, _ in gaps])
+    shown_holm = holm_reject(normal_p(below, [e for *_, e in gaps])) & (below > 0)  # "somewhere": some of many
     enough = reps is not None and reps >= MIN_REPS_NORMAL
     verdict = ("untestable" if not gaps else "fails" if enough and not any(near) else
-               "holds" if enough and all(shown) else "partly" if enough and any(shown) else "inconclusive")
+               "holds" if enough and all(shown) else "partly" if enough and shown_holm.any() else "inconclusive")
     claims.append(Claim(PAPER, "zhou-ablation-warmup", "A 5% warm-up is a generally strong choice",
                         ev + f"; rule: per dataset, best warm-up minus 5%: holds if its 95% interval lies below "
-                        f"{WARMUP_NEAR_BEST} everywhere, fails if it lies above {WARMUP_NEAR_BEST} everywhere, partly if "
-                        "below somewhere, else inconclusive",
+                        f"{WARMUP_NEAR_BEST} everywhere, fails if it lies above {WARMUP_NEAR_BEST} everywhere (each "
+                        "dataset at 0.05: intersection-union tests), partly if below somewhere after Holm's correction "
+                        "over the datasets, else inconclusive",
                         "best warm-up minus 5%: " + ", ".join(f"{d} (best {b}) {g:+.2f} (se {e:.2f})" for d, b, g, e in gaps),
                         verdict))
     claims.append(_smallest_batch_claim(mean, se, hard, ev, reps))
@@ -543,7 +550,7 @@ def _smallest_batch_claim(mean: pd.Series, se: pd.Series, hard: str, ev: str, re
                       "untestable")
     small, rest = bs[0], [b for b in bs if b != "128"]
     above = [(b, *_setting_diff(mean, se, hard, "batch_size", b, small)) for b in bs[1:]]
-    beats_small = [b for b, d, e in above if _significant(d, e, reps) > 0]
+    beats_small = [b for (b, *_), sign in zip(above, _holm_significant([a[1:] for a in above], reps), strict=True) if sign > 0]
     best = max(rest, key=lambda b: mean[(hard, "batch_size", b)])
     d128, e128 = _setting_diff(mean, se, hard, "batch_size", "128", best)
     degrades = _significant(d128, e128, reps) < 0
@@ -553,7 +560,8 @@ def _smallest_batch_claim(mean: pd.Series, se: pd.Series, hard: str, ev: str, re
                "inconclusive")
     return titled(
         PAPER, "zhou-ablation-smallest-batch-best", "Smallest batch best, b = 128 degrades (Sec. 4.5)", SMALLEST_BATCH,
-        ev + f"; hard dataset {hard}; a difference is significant beyond 1.96 combined standard errors; rule: holds if "
+        ev + f"; hard dataset {hard}; a difference is significant beyond 1.96 combined standard errors, and a larger "
+        f"batch above b = {small} only if it survives Holm's correction over the {len(above)} of them; rule: holds if "
         f"no batch size is significantly above b = {small} and b = 128 is significantly below the best smaller one, "
         "fails if a larger batch is significantly above the smallest and b = 128 is not significantly worse, partly if "
         "b = 128 is significantly worse but a larger batch beats the smallest, else inconclusive",
@@ -569,7 +577,7 @@ def _warmup_extremes_claim(abl: pd.DataFrame, names: list[str], ev: str, metric:
     over the whole grid."""
     late_mean, late_se = _mean_se(abl[abl.budget_frac >= LATE_BUDGET - 1e-9], metric)
     mean, se = _mean_se(abl, metric)
-    parts, text = [], []
+    parts, tests, text = [], [], []
     for d in names:
         ws = sorted({v for (dd, f, v) in mean.index if dd == d and f == "warmup_frac"}, key=float)
         if not {"0.005", "0.1"} <= set(ws):
@@ -580,17 +588,20 @@ def _warmup_extremes_claim(abl: pd.DataFrame, names: list[str], ev: str, metric:
         best = max([w for w in ws if w != "0.1"], key=lambda w: mean[(d, "warmup_frac", w)])
         dl, el = _setting_diff(mean, se, d, "warmup_frac", "0.1", best)
         parts += [_significant(ds, es, reps), _significant(dl, el, reps)]
+        tests += [(ds, es), (dl, el)]
         text.append(f"{d}: 0.5% minus {float(lbest):.1%} at budgets >= {LATE_BUDGET:.0%} {ds:+.2f} (se {es:.2f}); "
                     f"10% minus {float(best):.1%} {dl:+.2f} (se {el:.2f})")
-    shown, against = sum(p < 0 for p in parts), sum(p > 0 for p in parts)
-    verdict = ("untestable" if not parts else "holds" if shown == len(parts) else
+    adj = _holm_significant(tests, reps)
+    shown, against = sum(p < 0 for p in adj), sum(p > 0 for p in adj)
+    verdict = ("untestable" if not parts else "holds" if all(p < 0 for p in parts) else
                "fails" if against and not shown else "partly" if shown else "inconclusive")
     return titled(
         PAPER, "zhou-ablation-warmup-extremes", "Warm-up extremes (Sec. 4.5)",
         "a 0.5% warm-up falls behind larger warm-ups as more data are evaluated, and a 10% warm-up is suboptimal",
         ev + f"; per dataset: 0.5% against the best larger warm-up at budgets >= {LATE_BUDGET:.0%}, and 10% against the "
         "best smaller warm-up over the grid, significant beyond 1.96 combined standard errors; rule: holds if all are "
-        "significantly below, fails if some are significantly above and none below, partly if some below, else "
+        "significantly below (each at 0.05: an intersection-union test), else by the differences that survive Holm's "
+        "correction over them: fails if some are significantly above and none below, partly if some below, else "
         "inconclusive (the paper itself notes that AlpacaEval reaches the same with a smaller warm-up)",
         "; ".join(text) or "-", verdict)
 
@@ -686,6 +697,17 @@ def _significant(d: float, se: float, reps: int | None) -> int:
     return -1 if d < -Z95 * se else 0
 
 
+def _holm_significant(tests: list[tuple[float, float]], reps: int | None) -> list[int]:
+    """:func:`_significant` for a family of differences ``[(d, se), ...]`` on which a verdict rests through some of
+    them: +1 / -1 for those that survive Holm's correction over the family (normal p-values,
+    :func:`paperlib.decide.holm_reject`; issue 57), else 0; all 0 with fewer than ``MIN_REPS_NORMAL`` repetitions."""
+    if reps is None or reps < MIN_REPS_NORMAL or not tests:
+        return [0] * len(tests)
+    d = np.array([t[0] for t in tests], dtype=float)
+    reject = holm_reject(normal_p(d, [t[1] for t in tests]))
+    return [int(np.sign(x)) if r and np.isfinite(x) else 0 for x, r in zip(d, reject, strict=True)]
+
+
 def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, ev: str, metric: str,
                                reps: int | None) -> list[Claim]:
     """Figure 4's ensemble-size and rank ablations and the batch-size cost claim (Sec. 4.5).
@@ -707,36 +729,79 @@ def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, e
     robust = [cmp(d, "ensemble", 256, 64) for d in names]
     text = (f"hard dataset {hard}: K=64 minus K=4 = {small[0]:+.2f} (se {small[1]:.2f}); K=256 minus K=64: "
             + ", ".join(f"{d} {r[0]:+.2f} (se {r[1]:.2f})" for d, r in zip(names, robust, strict=True)))
-    verdict = ("fails" if small[2] < 0 or any(r[2] != 0 for r in robust) else
-               "holds" if small[2] > 0 else "inconclusive")
+    adj = _holm_significant([small[:2]] + [r[:2] for r in robust], reps)
+    verdict = ("fails" if adj[0] < 0 or any(adj[1:]) else "holds" if adj[0] > 0 else "inconclusive")
     out.append(Claim(PAPER, "zhou-ablation-ensemble",
                      "Very small ensembles are suboptimal on hard datasets; performance is robust to K as long as K >= 64",
-                     reps_note + "; rule: fails if K=4 beats K=64 on the hard dataset or K=256 differs from K=64, holds if "
-                     "K=4 is significantly worse, else inconclusive", text, verdict))
+                     reps_note + f"; the {len(adj)} tests counted after Holm's correction over them (family-wise 0.05); "
+                     "rule: fails if K=4 beats K=64 on the hard dataset or K=256 differs from K=64, holds if K=4 is "
+                     "significantly worse, else inconclusive", text, verdict))
     diffs = [(d, r, cmp(d, "rank", 1, r)) for d in names for r in (2, 5)]
     signs = [c[2] for _, _, c in diffs]
-    verdict = "fails" if min(signs) < 0 else ("holds" if min(signs) > 0 else ("partly" if max(signs) > 0 else "inconclusive"))
+    adj = _holm_significant([c[:2] for _, _, c in diffs], reps)
+    verdict = "fails" if min(adj) < 0 else ("holds" if min(signs) > 0 else ("partly" if max(adj) > 0 else "inconclusive"))
     out.append(Claim(PAPER, "zhou-ablation-rank", "Rank r = 1 is consistently better than r = 2 and r = 5",
-                     reps_note + "; rule: fails if some r beats r = 1 significantly, holds if r = 1 is significantly better "
-                     "everywhere, partly if somewhere, else inconclusive",
+                     reps_note + "; rule: holds if r = 1 is significantly better everywhere (each test at 0.05: an "
+                     f"intersection-union test), else by the tests that survive Holm's correction over the {len(adj)}: "
+                     "fails if some r beats r = 1, partly if r = 1 is better somewhere, else inconclusive",
                      "r=1 minus r: " + ", ".join(f"{d} r={r}: {c[0]:+.2f} (se {c[1]:.2f})" for d, r, c in diffs), verdict))
-    timed = "batch_time" if (abl.factor == "batch_time").any() else "batch_size"
-    wall = abl.groupby(["dataset", "factor", "setting"]).wall_s.first()
-    ratios = {d: wall.get((d, timed, "2"), np.nan) / wall.get((d, timed, "32"), np.nan) for d in names}
-    ok = [BATCH_TIME_RATIO / 2 <= r <= BATCH_TIME_RATIO * 2 for r in ratios.values() if np.isfinite(r)]
-    setting = ("dedicated timing runs (factor batch_time) refitted after every batch, the paper's setting"
-               if timed == "batch_time" else "the batch-size ablation's own runs, at the profile's refit_growth")
-    out.append(Claim(PAPER, "zhou-ablation-batch-time", "With b = 2, UCB-E-LRF takes almost 16 times as much time as with b = 32",
-                     f"[{kinds_of(abl)}] notebooks/zhou_fig4_ablations.ipynb; wall time of UCB-E-LRF to the largest budget "
-                     f"of the ablation grid at b = 2 and b = 32, {setting} (the paper times to precision 1); one timing "
-                     "per setting, no interval; rule: holds if the ratio is within a factor 2 of 16 on every dataset, "
-                     "partly if on some, fails if on none",
-                     "wall-time ratio b=2 / b=32: " + ", ".join(f"{d} {r:.1f}x" for d, r in ratios.items())
-                     + ("" if timed == "batch_time" else "; no timing run refitted after every batch in this table, so "
-                        "a ratio far from 16 may be the profile's refit schedule (refit_growth), not the paper's claim"),
-                     "untestable" if not ok else
-                     all_any(ok) if timed == "batch_time" or all(ok) else "inconclusive"))
+    out.append(batch_time_claim(abl, names))
     return out
+
+
+def batch_time_ratio(wall: pd.DataFrame, draws: int = TIME_BOOTSTRAP, seed: int = 0) -> tuple[float, float, float]:
+    """Ratio of the mean wall times at b = 2 and b = 32 on one dataset, with a 95% percentile bootstrap interval over
+    the timed runs (each batch size's runs resampled apart; the methods page's convention for a mean over runs).
+
+    ``wall``: one row per timed run, columns ``setting`` ("2" or "32") and ``wall_s``. Returns (ratio, lo, hi); the
+    interval is NaN with fewer than two runs of either size (one timing shows nothing of its spread).
+    """
+    t2 = wall.loc[wall.setting == "2", "wall_s"].to_numpy(dtype=float)
+    t32 = wall.loc[wall.setting == "32", "wall_s"].to_numpy(dtype=float)
+    if not (t2.size and t32.size):
+        return np.nan, np.nan, np.nan
+    ratio = float(t2.mean() / t32.mean())
+    if min(t2.size, t32.size) < 2:
+        return ratio, np.nan, np.nan
+    rng = np.random.default_rng(seed)
+    boot = (t2[rng.integers(t2.size, size=(draws, t2.size))].mean(1)
+            / t32[rng.integers(t32.size, size=(draws, t32.size))].mean(1))
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    return ratio, float(lo), float(hi)
+
+
+def batch_time_claim(abl: pd.DataFrame, names: list[str]) -> Claim:
+    """Sec. 4.5: "with b = 2, UCB-E-LRF takes almost 16 times as much time as with b = 32", from the dedicated timing
+    runs (factor ``batch_time``, :func:`.experiments.run_batch_timing`): on each dataset the ratio of mean wall times
+    with its bootstrap interval (:func:`batch_time_ratio`) holds if the interval lies within a factor 2 of 16, fails
+    if it lies outside, else cannot be told; the datasets' verdicts combine as one statement made for each
+    (:func:`~paperlib.decide.conjunction`). Without timing runs (only the batch-size ablation's own runs, at the
+    profile's refit schedule, or one timing per setting) the row is inconclusive.
+    """
+    timed = abl[abl.factor == "batch_time"]
+    timed = timed.assign(setting=timed.setting.astype(str), run=timed["run"] if "run" in timed else 0)
+    runs = timed.groupby(["dataset", "setting", "run"], as_index=False).wall_s.first()
+    lo_ok, hi_ok = BATCH_TIME_RATIO / 2, BATCH_TIME_RATIO * 2
+    parts, texts = [], []
+    for d in names:
+        ratio, lo, hi = batch_time_ratio(runs[runs.dataset == d])
+        k = int((runs.dataset == d).sum() // 2)
+        if not np.isfinite(lo):
+            parts.append("inconclusive")
+            texts.append(f"{d} {ratio:.1f}x (one timing per setting, no interval)" if np.isfinite(ratio)
+                         else f"{d}: no timing run refitted after every batch")
+            continue
+        parts.append("holds" if lo_ok <= lo and hi <= hi_ok else "fails" if hi < lo_ok or lo > hi_ok else "inconclusive")
+        texts.append(f"{d} {ratio:.1f}x (95% CI {lo:.1f}-{hi:.1f}, {k} timed runs each; {parts[-1]})")
+    verdict = conjunction(parts) if parts else "untestable"
+    return Claim(PAPER, "zhou-ablation-batch-time", "With b = 2, UCB-E-LRF takes almost 16 times as much time as with b = 32",
+                 f"[{kinds_of(abl)}] notebooks/zhou_fig4_ablations.ipynb; wall time of UCB-E-LRF to the largest budget of "
+                 "the ablation grid at b = 2 and b = 32, dedicated timing runs refitted after every batch (the paper's "
+                 "setting; the paper times to precision 1), b = 2 and b = 32 alternating; ratio of mean times with a 95% "
+                 "bootstrap interval over the timed runs; rule: on each dataset holds if the interval lies within a "
+                 f"factor 2 of 16 ({lo_ok:g}-{hi_ok:g}x), fails if it lies outside, else inconclusive; the datasets "
+                 "combine as one statement for each (holds if all hold, partly if some hold and some fail)",
+                 "wall-time ratio b=2 / b=32: " + ", ".join(texts), verdict)
 
 
 def summary_claims(table: pd.DataFrame, settle: pd.DataFrame | None) -> list[Claim]:
