@@ -129,7 +129,8 @@ def test_committed_notebooks_are_stripped_except_the_ones_the_report_shows():
     """Source notebooks and per-dataset job notebooks are committed stripped (nbstripout --verify exits non-zero on
     outputs or execution counts); the summary notebooks the report shows are committed executed, each with outputs,
     under 1 MB and free of machine paths."""
-    from paperlib.pipeline.book import MACHINE_PATH, shown_notebooks
+    from paperlib.pipeline.book_notebooks import shown_notebooks
+    from paperlib.pipeline.book_text import MACHINE_PATH
 
     exe = str(Path(sys.executable).parent / "nbstripout")
     committed = sorted((ROOT / "results").glob("*/notebooks/*.ipynb"))

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from paperlib.decide import Verdict
-from paperlib.pipeline import book, print_pdf
-from paperlib.pipeline.book import MACHINE_PATH
+from paperlib.pipeline import book, book_cards, book_text, print_pdf
+from paperlib.pipeline.book_text import MACHINE_PATH
 from paperlib.pipeline.variables import MARK, PAPER_KEYS, ledger_values, sync, variables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,9 +193,9 @@ def test_ledger_text_cannot_make_markdown_structure():
 
 
 def test_machine_paths_are_scrubbed_before_repository_paths():
-    assert book.scrub("saved /tmp/paperrun/figures/paper/x.png and /work/main/results/q.csv") == \
+    assert book_text.scrub("saved /tmp/paperrun/figures/paper/x.png and /work/main/results/q.csv") == \
         "saved figures/paper/x.png and results/q.csv"
-    assert book.scrub("see /usr/lib/python3") == "see /usr/lib/python3"
+    assert book_text.scrub("see /usr/lib/python3") == "see /usr/lib/python3"
 
 
 def test_captions_read_the_profile_and_name_what_is_missing():
@@ -208,11 +208,11 @@ def test_captions_read_the_profile_and_name_what_is_missing():
 
 def test_every_committed_ledger_row_has_its_builder():
     """Each row id of both committed ledgers is found in one claim builder (a literal id or an f-string prefix)."""
-    index = book.claim_code()
+    index = book_cards.claim_code()
     for profile in ("quick", "paper"):
         for cid in pd.read_csv(ROOT / "figures" / profile / "claims.csv").claim:
-            assert book.code_for(cid, index) is not None, f"{profile}: no builder found for {cid}"
-    mod, fn, rules = book.code_for("zhou-active-beats-baselines", index)
+            assert book_cards.code_for(cid, index) is not None, f"{profile}: no builder found for {cid}"
+    mod, fn, rules = book_cards.code_for("zhou-active-beats-baselines", index)
     assert mod == "paperlib.papers.zhou.claims" and "comparison" in rules
 
 
@@ -443,7 +443,7 @@ def test_a_wide_table_shows_the_columns_book_yaml_names_and_says_what_it_left_ou
     header = next(line for line in md.splitlines() if line.startswith("|"))
     assert [h.strip() for h in header.strip("|").split("|")] == ["c", "a"]
     assert "wide" not in md and "xxxx" not in md
-    assert f"First {book.MAX_TABLE_ROWS} of 20 rows; 2 of its 4 columns; the whole table:" in md
+    assert f"First {book_cards.MAX_TABLE_ROWS} of 20 rows; 2 of its 4 columns; the whole table:" in md
     full = book.table_block(csv, "A caption.", "figures/t.csv")
     assert "wide" in full and "columns" not in full.split(":::")[-1]
     with pytest.raises(book.BookError, match="no column nope"):

@@ -9,6 +9,10 @@ is shown once, in the section of the notebook its evidence cites: the paper's st
 verdict with the rule that decided it, the evidence with a link to the notebook, and the builder that wrote it.
 Every number comes from the ledger, the committed tables or the profile's configuration.
 
+The blocks a page is made of (claim cards, tallies, tables, figures) are :mod:`paperlib.pipeline.book_cards`, the
+text helpers :mod:`paperlib.pipeline.book_text`, the notebooks' pages and their compaction
+:mod:`paperlib.pipeline.book_notebooks`.
+
 Inputs are committed files only: ``figures/<profile>/`` (ledger, figures, tables), the executed summary
 notebooks under ``results/<profile>/notebooks/`` (a notebook without outputs is not given a page), the ledger
 fragments under ``results/<profile>/claims/`` (which rule wrote each row) and the profile's configuration. ``python -m paperlib.pipeline.book --profile paper`` builds ``site/paper/index.html``
@@ -19,7 +23,6 @@ and ``site/paper/paperlib-paper.pdf``. The printed copy (Chromium, the print CSS
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import html
 import json
@@ -37,18 +40,28 @@ import yaml
 from .. import paths
 from ..decide import Verdict
 from ..ledger import Claim
+from .book_cards import (
+    CODE_MODULES,
+    RULES,
+    claim_card,
+    claim_code,
+    figure_block,
+    not_holding,
+    place_figure,
+    table_block,
+    verdict_span,
+    verdict_table,
+)
+from .book_notebooks import (
+    STRUCTURE,
+    compact_notebook,
+    has_outputs,
+    prepare_notebook,
+    shown_notebooks,
+)
+from .book_text import BookError, cited_notebooks, fill, load_claims, md_escape
 from .print_pdf import PrintError, chromium, print_pdf
 from .variables import PAPER_KEYS, ledger_values
-
-STRUCTURE = Path(__file__).with_name("book.yaml")
-CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
-                "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
-RULES = ("comparison", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "fisher_counts", "fisher_rates",
-         "fisher_holm", "normal_p", "bootstrap_p")
-MAX_TABLE_ROWS = 12
-MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/)")  # what a reader must never see
-_ABS_PATH = re.compile(r"(?:/(?:tmp|work|home|root|Users|private|var|mnt|scratch)/[^\s'\"<>()\[\]]*?/)"
-                       r"(?=(?:results|figures|notebooks|paperlib|logs|data|site|tests)/)")
 
 CSS = """
 .verdict{font-weight:600;padding:.05em .45em;border-radius:.3em;white-space:nowrap}
@@ -68,251 +81,11 @@ font-size:9pt;color:#555}}
 """
 
 
-class BookError(RuntimeError):
-    """The book cannot be built from what is committed; the message names the missing piece."""
-
-
-def cited_notebooks(c: Claim) -> list[str]:
-    """The notebooks a row's evidence names (``notebooks/<name>.ipynb``), in order."""
-    return re.findall(r"notebooks/([\w\-]+)\.ipynb", c.evidence)
-
-
-# --------------------------------------------------------------------------------------------- small helpers
-
-def md_escape(text: str) -> str:
-    """Ledger text as literal Markdown: no emphasis, link, HTML, heading or block quote is made by accident."""
-    text = str(text).replace("\\", "\\\\")
-    text = re.sub(r"([*_`\[\]<>#|~$])", r"\\\1", text)
-    return text.replace("\n", " ")
-
-
-def scrub(text: str) -> str:
-    """Remove the machine-specific root before a repository path (``/tmp/run/results/x`` -> ``results/x``)."""
-    return _ABS_PATH.sub("", text)
-
-
-def _cfg(config: dict | None, dotted: str) -> str:
-    node = config
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            raise BookError(f"book.yaml: caption refers to {{cfg:{dotted}}}, which the profile does not set")
-        node = node[part]
-    return str(node)
-
-
-def fill(text: str, config: dict | None) -> str:
-    """Captions' values from the profile: ``{cfg:a.b}`` must be set; ``{cfg?a.b|, @ for X}`` is written (the
-    value in place of ``@``) only if it is."""
-    def optional(m):
-        try:
-            return m.group(2).replace("@", _cfg(config, m.group(1)))
-        except BookError:
-            return ""
-
-    text = re.sub(r"\{cfg\?([\w.\-]+)\|([^}]*)\}", optional, text)
-    return re.sub(r"\{cfg:([\w.\-]+)\}", lambda m: _cfg(config, m.group(1)), text)
-
-
-def has_outputs(nb_path: Path) -> bool:
-    nb = json.loads(nb_path.read_text())
-    return any(c.get("outputs") for c in nb.get("cells", []) if c.get("cell_type") == "code")
-
-
-def load_claims(csv: Path) -> list[Claim]:
-    df = pd.read_csv(csv, dtype=str).fillna("")
-    return [Claim(r.paper, r.claim, r.statement, r.evidence, r.measured, r.verdict) for r in df.itertuples(index=False)]
-
-
-# ------------------------------------------------------------------------------------- claim -> builder, rule
-
-def claim_code(root: Path = paths.ROOT) -> list[tuple[str, str, str, tuple[str, ...]]]:
-    """Every id-like string in the claim builders: (id or id prefix, module, function, decision rules it uses).
-
-    An f-string id (``f"pulse-theorem-1-...-{kind}-predictions"``) contributes its leading constant. A function's
-    rules are the :mod:`paperlib.decide` rules it calls, directly or through the module's other functions."""
-    found = []
-    for mod in CODE_MODULES:
-        src = root / (mod.replace(".", "/") + ".py")
-        fns = {fn.name: fn for fn in ast.parse(src.read_text()).body if isinstance(fn, ast.FunctionDef)}
-        names = {fn: {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                 | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)} for fn, node in fns.items()}
-
-        def rules_of(name, seen=(), names=names, fns=fns):
-            direct = {r for r in RULES if r in names[name]}
-            for callee in names[name] & set(fns) - {name, *seen}:
-                direct |= rules_of(callee, (*seen, name))
-            return direct
-
-        for name, fn in fns.items():
-            rules = tuple(sorted(rules_of(name)))
-            for node in ast.walk(fn):
-                s = None
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    s = node.value
-                elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
-                    s = str(node.values[0].value)
-                if s and re.fullmatch(r"(zhou|pulse|robin|race|search|ours)-[a-z0-9\-]*", s):
-                    found.append((s, mod, name, rules))
-    return found
-
-
-def code_for(cid: str, index) -> tuple[str, str, tuple[str, ...]] | None:
-    """The builder of a claim: the function holding the longest id (or id prefix) that the claim's id starts with."""
-    best = None
-    for s, mod, fn, rules in index:
-        if (cid == s or (cid.startswith(s) and s.endswith("-"))) and (best is None or len(s) > len(best[0])):
-            best = (s, mod, fn, rules)
-    return None if best is None else best[1:]
-
-
 # ----------------------------------------------------------------------------------------------- the pages
-
-def verdict_span(v: str) -> str:
-    return f'<span class="verdict verdict-{v.replace(" ", "-")}">{v}</span>'
-
-
-def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) -> str:
-    cols = [str(v) for v in Verdict]
-    # a two-word verdict on two lines, so that the table fits a printed page
-    heads = "".join(f"<th>{verdict_span(v).replace('not reproduced', 'not<br>reproduced')}</th>" for v in cols)
-    head = f"<table class='verdicts docutils'><thead><tr><th>ledger rows</th>{heads}<th>total</th></tr></thead><tbody>"
-    rows = []
-    for label in labels:
-        mine = [c for c in claims if c.paper == label]
-        if not mine:
-            continue
-        name = f"<a href='{link[label]}'>{label}</a>" if label in link else label
-        rows.append(f"<tr><td style='text-align:left'>{name}</td>" + "".join(
-            f"<td>{sum(c.verdict == v for c in mine)}</td>" for v in cols) + f"<td>{len(mine)}</td></tr>")
-    return head + "".join(rows) + "</tbody></table>"
-
-
-def shorten(text: str, limit: int = 240) -> str:
-    """``text`` cut at the last word boundary before ``limit`` characters, with an ellipsis (never mid-word)."""
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + " …"
-
-
-def _title(c: Claim) -> str:
-    """A row's display title: its statement up to the first colon outside parentheses (titled rows open with where
-    in the paper: "Non-binary scores (Sec. 5: extension ...): the statement")."""
-    depth, head = 0, c.statement
-    for i, ch in enumerate(c.statement):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and c.statement.startswith(": ", i):
-            head = c.statement[:i]
-            break
-    return head if len(head) <= 90 else shorten(head, 90)
-
-
-def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
-                verdicts=("fails", "not reproduced", "partly", "inconclusive"), full: bool = True) -> str:
-    """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
-    measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's reason and open question are
-    given in full (with ``full``; they are the point), its numbers in short."""
-    order = {v: i for i, v in enumerate(verdicts)}
-    rows = sorted((c for c in claims if c.paper in PAPER_KEYS and c.verdict in order), key=lambda c: order[c.verdict])
-    return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
-                     + md_escape(_with_reason(c.measured) if full and c.verdict == "not reproduced"
-                                 else shorten(c.measured, 200))
-                     for c in rows)
-
-
-def _with_reason(measured: str) -> str:
-    """A not-reproduced row's measurement for a summary: its numbers in short, its reason and open question in full."""
-    from ..ledger import NOT_REPRODUCED_LEAD
-
-    head, sep, reason = measured.partition(f". {NOT_REPRODUCED_LEAD}")
-    return f"{shorten(head, 200)}. {NOT_REPRODUCED_LEAD}{reason}" if sep else measured
 
 
 def run_on_of(ctx: Context) -> str:
     return str((ctx.config or {}).get("run_on", "") or "")
-
-
-def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str:
-    """One ledger row as a card. ``run_on`` (the profile's machine and declared reductions, which the ledger appends
-    to every row's evidence) is left out here: the chapter says it once, above its rows."""
-    ours = c.paper not in PAPER_KEYS
-    evidence = c.evidence.removesuffix(f"; run on {run_on}") if run_on else c.evidence
-    ev = md_escape(scrub(evidence))
-    for nb in set(cited_notebooks(c)):
-        target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
-        ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
-    code = code_for(c.claim, code_index)
-    if code:
-        mod, fn, rules = code
-        code_line = f"{{py:func}}`{mod}.{fn}`"
-        rule = ("the builder's rule " if len(rules) == 1 else "one of the builder's rules ") + ", ".join(
-            f"{{py:func}}`~paperlib.decide.{r}`" for r in rules) if rules else "a test written in the builder"
-    else:
-        code_line, rule = "not found in the claim builders", "see the evidence"
-    who = ("**paperlib row** (our setting or our method; not counted in the paper's tally)" if ours
-           else f"**{c.paper}**")
-    return "\n".join([
-        f"(claim-{c.claim})=",
-        f"#### `{c.claim}`",
-        "",
-        f'<div class="claim-card{" paperlib-row" if ours else ""}">',
-        "",
-        f"{who}. *The statement:* {md_escape(c.statement)}",
-        "",
-        f"*Measured:* {md_escape(c.measured)}",
-        "",
-        f"*Verdict:* {verdict_span(c.verdict)}, by {rule} ([how verdicts are decided](methods.md#verdicts))",
-        "",
-        f"*Evidence:* {ev}",
-        "",
-        f"*Code:* {code_line}",
-        "",
-        "</div>",
-        "",
-    ])
-
-
-def table_block(csv: Path, caption: str, rel: str, columns: list[str] | None = None) -> str:
-    """A committed table as a captioned Markdown table: its first :data:`MAX_TABLE_ROWS` rows and, where
-    ``book.yaml`` names ``columns`` (a wide table, which would run off a printed page), those columns only; the
-    download link gives the whole file, and the line under the table says what was left out."""
-    df = pd.read_csv(csv)
-    cut = []
-    if columns:
-        unknown = [c for c in columns if c not in df.columns]
-        if unknown:
-            raise BookError(f"book.yaml: {csv.name} has no column {', '.join(unknown)} (it has {', '.join(df.columns)})")
-        cut = [c for c in df.columns if c not in columns]
-        df = df[list(columns)]
-    rows = f"First {MAX_TABLE_ROWS} of {len(df)} rows" if len(df) > MAX_TABLE_ROWS else ""
-    cols = f"{len(columns)} of its {len(columns) + len(cut)} columns" if cut else ""
-    shown_part = "; ".join(x for x in (rows, cols) if x)
-    more = (f"{shown_part[0].upper() + shown_part[1:]}; the whole table: {{download}}`{csv.name} <{rel}>`."
-            if shown_part else f"As a file: {{download}}`{csv.name} <{rel}>`.")
-    from ..display import fmt_number
-
-    shown = df.head(MAX_TABLE_ROWS).map(lambda x: md_escape(x) if isinstance(x, str) else md_escape(fmt_number(x)))
-    shown.columns = [md_escape(c) for c in shown.columns]
-    table = shown.to_markdown(index=False, disable_numparse=True)
-    return f":::{{table}} {md_escape(caption)}\n:name: tab-{csv.stem}\n\n{table}\n:::\n\n{more}\n"
-
-
-def place_figure(png: Path, dest: Path) -> str:
-    """Copy a figure into the book and return its name there: the vector version (``x.svg``, written beside the PNG
-    by :func:`paperlib.pipeline.notebook.save_vector` at the same time, so never stale), so that the site can be
-    zoomed and the PDF prints vectors; else the PNG."""
-    svg = png.with_suffix(".svg")
-    pick = svg if svg.exists() else png
-    shutil.copy(pick, dest / pick.name)
-    return pick.name
-
-
-def figure_block(rel: str, caption: str, name: str, printed: bool = True) -> str:
-    """A figure of the book; ``printed=False`` (book.yaml's ``print: false``: a grid too fine for a page, whose
-    summary is printed instead) shows it on the site only."""
-    opts = "" if printed else ":figclass: screen-only\n"
-    return f"```{{figure}} {rel}\n:name: fig-{name}\n:width: 100%\n{opts}:alt: {caption}\n\n{caption}\n```\n"
 
 
 @dataclass
@@ -832,43 +605,6 @@ autodoc_mock_imports = ["torch"]  # the claim builders' docstrings need no torch
 '''
 
 
-def prepare_notebook(src: Path, dest: Path) -> None:
-    """A committed executed notebook for the book: code folded, machine paths removed, links to files that are
-    not pages made plain text."""
-    nb = json.loads(src.read_text())
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
-            if "hide-input" not in tags:
-                tags.append("hide-input")
-            cell["outputs"] = [o for o in cell.get("outputs", []) if not _path_repr(o)]
-            for o in cell.get("outputs", []):
-                if "text" in o:
-                    o["text"] = [scrub(t) for t in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
-                for mime in ("text/plain", "text/markdown", "text/html"):
-                    if mime in o.get("data", {}):
-                        v = o["data"][mime]
-                        o["data"][mime] = [scrub(t) for t in v] if isinstance(v, list) else scrub(v)
-        elif cell.get("cell_type") == "markdown":
-            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            cell["source"] = re.sub(r"\[([^\]]+)\]\((?!https?:|#)([^)]+)\)", r"\1 (`\2`)", scrub(text))
-    dest.write_text(json.dumps(nb, indent=1))
-
-
-_PATH_REPR = re.compile(r"^(?:\w*Path|SavedPath)\(['\"][^'\"]*['\"]\)$")
-
-
-def _path_repr(output: dict) -> bool:
-    """A cell's value that is only a path's Python repr (``PosixPath('figures/...')``, what a notebook cell ending in
-    ``save_figure(...)`` displayed before it returned a quiet path): noise to a reader, dropped from the book."""
-    if output.get("output_type") != "execute_result":
-        return False
-    data = output.get("data", {})
-    text = data.get("text/plain", "")
-    text = "".join(text) if isinstance(text, list) else text
-    return set(data) == {"text/plain"} and bool(_PATH_REPR.match(text.strip()))
-
-
 def source_tree(profile: str, figures: Path, executed: Path, config: dict | None, src: Path) -> Context:
     """Write the book's sources into ``src`` (replaced); returns what was placed."""
     claims_csv = figures / "claims.csv"
@@ -927,56 +663,6 @@ def sphinx(src: Path, out: Path, builder: str, jobs: int = 1) -> None:
     if r.returncode or problems:
         raise BookError(f"sphinx-build -b {builder} failed (rc {r.returncode}):\n" + "\n".join(problems[:20] or
                                                                                             r.stderr.splitlines()[-20:]))
-
-
-def shown_notebooks() -> set[str]:
-    """The summary notebooks the book gives a page: committed executed, with their outputs (each under 1 MB). Every
-    other committed executed notebook is a per-dataset job, committed stripped (``make strip-notebooks``)."""
-    structure = yaml.safe_load(STRUCTURE.read_text())
-    return {s["notebook"] for ch in structure["chapters"] for s in ch["sections"] if s.get("notebook")}
-
-
-NOTEBOOK_BYTES = 950_000  # the budget of a committed executed notebook (under 1 MB)
-
-
-def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
-    """Commit an executed notebook at display size: its inline PNGs scaled to at most 1100 pixels wide and stored
-    with an adaptive palette (256 colours; fewer colours and pixels, down to 900 wide and 64 colours, only if the
-    notebook would exceed ``budget`` bytes), machine paths removed from the text outputs. Rewrites ``path``;
-    returns its new size in bytes."""
-    import base64
-    import io
-
-    from PIL import Image
-
-    nb = json.loads(Path(path).read_text())
-    images = []
-    for cell in nb.get("cells", []):
-        for o in cell.get("outputs", []):
-            data = o.get("data", {})
-            if "image/png" in data:
-                raw = data["image/png"]
-                images.append((data, Image.open(io.BytesIO(base64.b64decode("".join(raw) if isinstance(raw, list)
-                                                                          else raw))).convert("RGB")))
-                o.setdefault("metadata", {}).pop("image/png", None)
-            for key in ("text/plain", "text/markdown"):
-                if key in data:
-                    v = data[key]
-                    data[key] = [scrub(x) for x in v] if isinstance(v, list) else scrub(v)
-            if "text" in o:
-                o["text"] = [scrub(x) for x in o["text"]] if isinstance(o["text"], list) else scrub(o["text"])
-    for width, colours in ((1100, 256), (1000, 128), (900, 64)):
-        for data, im in images:
-            if im.width > width:
-                im = im.resize((width, round(im.height * width / im.width)), Image.LANCZOS)
-            buf = io.BytesIO()
-            im.quantize(colours, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", optimize=True)
-            data["image/png"] = base64.b64encode(buf.getvalue()).decode() + "\n"
-        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
-        if len(text.encode()) <= budget:
-            break
-    Path(path).write_text(text)
-    return Path(path).stat().st_size
 
 
 def build(profile: str, figures: Path, executed: Path, out: Path, *, config: dict | None = None,

@@ -224,3 +224,23 @@ def ablations_dataset(abl: pd.DataFrame, dataset: str, kind: str, metric: str):
     fig.suptitle(f"{PAPER}, Figure 4 (one dataset): {dataset} ({kind_tag(kind)})", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def batch_timing_dataset(timing: pd.DataFrame, dataset: str, kind: str):
+    """Sec. 4.5's time comparison on one dataset: the wall time of each timed run of UCB-E-LRF at b = 2 and b = 32
+    (refitted after every batch), in run order, with the ratio of the mean times in the title."""
+    wall = timing.assign(setting=timing.setting.astype(str)).groupby(["setting", "run"]).wall_s.first()
+    fig, ax = plt.subplots(figsize=(5.6, 2.8))
+    for b, g in wall.groupby(level="setting", sort=False):
+        ax.plot(g.index.get_level_values("run"), g.to_numpy(), marker="o", ls="", label=f"b = {b}")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    ax.set_xlabel("timed run (b = 2 and b = 32 alternating)", fontsize=8)
+    ax.set_ylabel("wall time (s)", fontsize=8)
+    ax.legend(fontsize=7)
+    means = wall.groupby(level="setting").mean()
+    ratio = means.get("2", np.nan) / means.get("32", np.nan)
+    fig.suptitle(f"{PAPER}, Sec. 4.5 (one dataset): {dataset} ({kind_tag(kind)}), b = 2 / b = 32: {ratio:.1f}x",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
