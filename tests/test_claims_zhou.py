@@ -310,6 +310,11 @@ def test_smallest_batch_and_warmup_extremes_rows():
     bad = warm({"0.005": 0.6, "0.05": 0.6, "0.1": 0.9}, {"0.005": 0.99, "0.05": 0.8, "0.1": 0.99})
     assert ZC._warmup_extremes_claim(bad, ["d"], "ev", "m", 20).verdict == "fails"
     assert ZC._warmup_extremes_claim(good, ["d"], "ev", "m", 3).verdict == "inconclusive"  # too few runs
+    # a grid without budgets >= 20% (the quick profile's): the late half is named as not shown, never as a number,
+    # and the row cannot hold on its other half alone
+    early = good[good.budget_frac < 0.2]
+    c = ZC._warmup_extremes_claim(early, ["d"], "ev", "m", 20)
+    assert c.verdict == "partly" and "no such budget" in c.measured and "nan" not in c.measured
 
 
 def test_low_rank_beyond_the_row_and_column_means():

@@ -589,8 +589,9 @@ def _warmup_extremes_claim(abl: pd.DataFrame, names: list[str], ev: str, metric:
         dl, el = _setting_diff(mean, se, d, "warmup_frac", "0.1", best)
         parts += [_significant(ds, es, reps), _significant(dl, el, reps)]
         tests += [(ds, es), (dl, el)]
-        text.append(f"{d}: 0.5% minus {float(lbest):.1%} at budgets >= {LATE_BUDGET:.0%} {ds:+.2f} (se {es:.2f}); "
-                    f"10% minus {float(best):.1%} {dl:+.2f} (se {el:.2f})")
+        late = (f"0.5% minus {float(lbest):.1%} at budgets >= {LATE_BUDGET:.0%} {ds:+.2f} (se {es:.2f})" if np.isfinite(ds)
+                else f"0.5% at budgets >= {LATE_BUDGET:.0%}: no such budget in this profile's grid (not shown)")
+        text.append(f"{d}: {late}; 10% minus {float(best):.1%} {dl:+.2f} (se {el:.2f})")
     adj = _holm_significant(tests, reps)
     shown, against = sum(p < 0 for p in adj), sum(p > 0 for p in adj)
     verdict = ("untestable" if not parts else "holds" if all(p < 0 for p in parts) else
