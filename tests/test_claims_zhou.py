@@ -348,3 +348,17 @@ def test_ablation_rules_count_tests_after_holm():
     assert "Holm" in c["zhou-ablation-ensemble"].evidence and "Holm" in c["zhou-ablation-rank"].evidence
     c = rows({**base, ("ensemble", 4): 0.9 - z30, ("rank", 2): 0.9 - z30})
     assert c["zhou-ablation-ensemble"].verdict == "holds" and c["zhou-ablation-rank"].verdict == "partly"
+
+
+def test_batch_time_fails_on_one_dataset_of_two_only_beyond_bonferroni():
+    # two datasets; on the second the ratio 7.0x with a 95% interval just below 8x but a 97.5% interval reaching it
+    wall = pd.DataFrame([dict(dataset=d, factor="batch_time", setting=b, run=k, wall_s=w, kind="real")
+                         for d, ws in (("a", ((30.0, 31.0, 29.0), (2.0, 2.1, 1.9))),
+                                       ("b", ((7.84, 5.6, 7.39, 5.82, 8.29), (1.0, 1.0, 1.0, 1.0, 1.0))))
+                         for b, w_ in zip(("2", "32"), ws, strict=True) for k, w in enumerate(w_)])
+    sub = wall[wall.dataset == "b"]
+    _, lo, hi = ZC.batch_time_ratio(sub)
+    _, lo_b, hi_b = ZC.batch_time_ratio(sub, alpha=0.025)
+    assert hi < 8 <= hi_b  # the premise of the case
+    c = ZC.batch_time_claim(wall, ["a", "b"])
+    assert c.verdict == "inconclusive" and "Bonferroni" in c.evidence
