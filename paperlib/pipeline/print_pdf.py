@@ -40,7 +40,7 @@ html{font-size:12.5px}
 .sd-dropdown .sd-summary-content figure{display:inline-block;width:49%;vertical-align:top;margin:0}
 .sd-dropdown .sd-summary-content figure img{width:100%!important}
 section[data-document]:not([data-document="ledger"]):not([data-document="references"]){break-before:page}
-.claim-card.chapter-end{break-inside:avoid}
+.claim-card.chapter-end{break-inside:avoid;margin-bottom:0}
 tbody tr:nth-last-child(-n+4),#the-ledger tbody tr:nth-last-child(-n+12){break-before:avoid}
 section>h1:first-child{margin-top:0}
 img{max-width:100%!important;max-height:150mm;width:auto;height:auto;break-inside:avoid}

@@ -72,7 +72,8 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
     ``holds`` if some pool saves significantly with its interval reaching :data:`SAVING_UP_TO` and no pool loses
     significantly; ``partly`` if some pool saves significantly; ``fails`` if in every pool that can tell the interval
     lies below :data:`SAVING_UP_TO` (the claimed size excluded in each: an intersection-union test, no correction);
-    else ``inconclusive``. A pool that only one method brings to 95% is decided by its runs (p = 0).
+    else ``inconclusive``. A pool that only one method brings to 95% within the budget has the p-value of "the other
+    gets there first" from the same paired draws (:func:`_first_p`).
     """
     from ...decide import bootstrap_p, holm_signs
 
@@ -93,10 +94,11 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
             fmt = lambda x: "a loss" if not np.isfinite(x) else f"{x:.0%}"  # noqa: E731
             parts.append(f"{pool}: {point[-1]:.0%} (95% interval {fmt(a)} to {fmt(b)})")
         elif np.isfinite(u):
-            point.append(-np.inf), lo.append(-np.inf), hi.append(-np.inf), pval.append(0.0)
+            point.append(-np.inf), lo.append(-np.inf), hi.append(-np.inf), pval.append(_first_p(runs[runs.pool == pool]))
             parts.append(f"{pool}: loss (UCB-E reaches 95% at {u:,.0f} calls, PULSE not by {top[pool]:,.0f})")
         elif np.isfinite(p):
-            point.append(1 - p / top[pool]), lo.append(1 - p / top[pool]), hi.append(1.0), pval.append(0.0)
+            point.append(1 - p / top[pool]), lo.append(1 - p / top[pool]), hi.append(1.0)
+            pval.append(_first_p(runs[runs.pool == pool]))
             parts.append(f"{pool}: at least {point[-1]:.0%} (PULSE reaches 95%, UCB-E not by {top[pool]:,.0f})")
         else:
             parts.append(f"{pool}: n/a (95% not reached)")
@@ -123,6 +125,25 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
         + ("yes" if excluded else "no") + ")",
         verdict,
     )
+
+
+def _first_p(pool: pd.DataFrame) -> float:
+    """Two-sided bootstrap p-value that PULSE and UCB-E reach 95% accuracy equally early in one pool, from the paired
+    crossing draws of :func:`_saving_draws` (a draw that never gets there within the budget comes last): where only
+    one of them reaches 95%, the share of draws in which the other gets there first."""
+    from ...decide import bootstrap_p
+    from ...stats import crossing_draws
+
+    d = []
+    for i, meth in enumerate(("pulse", "ucbe-batch")):
+        g = pool[pool.method == meth].sort_values("bandit_calls")
+        if g.empty:
+            return 1.0
+        x = crossing_draws(g.bandit_calls, g.accuracy, g.reps, 0.95, seed=i)
+        d.append(np.where(np.isfinite(x), x, np.inf))
+    with np.errstate(invalid="ignore"):
+        diff = np.where(d[0] == d[1], 0.0, np.sign(d[1] - d[0]))  # +1: PULSE first
+    return bootstrap_p(diff)
 
 
 _LOSS = -10.0  # a draw where PULSE never reaches 95%, for the quantiles (read back as "a loss")
