@@ -207,15 +207,32 @@ def test_lucb_vs_ucbe_uses_the_rank_test_on_the_right_methods():
 def test_oracle_claim_compares_the_median_interval_with_1_5x_the_oracle():
     from paperlib.beyond.search.claims import oracle_claim
 
-    def table(*intervals):
+    def table(*intervals, widen=0.0):
         return pd.DataFrame([dict(dataset=f"d{i}", kind="real", method="lucb", reps=20, oracle=0.2,
-                                  frac_median=(lo + hi) / 2, median_lo=lo, median_hi=hi)
+                                  frac_median=(lo + hi) / 2, median_lo=lo, median_hi=hi, median_lo_adj=lo - widen,
+                                  median_hi_adj=hi + widen)
                              for i, (lo, hi) in enumerate(intervals)])
 
     assert oracle_claim(table((0.20, 0.29), (0.25, 0.30)), 0.05).verdict == "holds"        # <= 0.30 = 1.5 x 0.2
     assert oracle_claim(table((0.20, 0.29), (0.31, 0.35)), 0.05).verdict == "fails"        # one lies above 1.5x
     assert oracle_claim(table((0.20, 0.29), (0.28, 0.33)), 0.05).verdict == "inconclusive"  # straddles 1.5x
     assert oracle_claim(table(), 0.05).verdict == "untestable"
+    # "one lies above" rests on one matrix of two: its Bonferroni interval (at 97.5%) must lie above too
+    assert oracle_claim(table((0.20, 0.29), (0.31, 0.35), widen=0.02), 0.05).verdict == "inconclusive"
+
+
+def test_savings_table_adds_the_bonferroni_interval_of_the_median():
+    from paperlib.beyond.search.experiments import savings_table
+    from paperlib.stats import median_interval
+
+    rng = np.random.default_rng(0)
+    runs = pd.DataFrame([dict(dataset=d, kind="real", n=2, m=10, method="lucb", rep=i, calls=c, frac=c / 20,
+                              certified=True, right=True, top_gap=0.1, oracle=0.2, bound=0.1)
+                         for d in ("a", "b", "c", "d") for i, c in enumerate(rng.integers(2, 20, size=60))])
+    t = savings_table(runs)
+    g = runs[runs.dataset == "a"].frac
+    assert (t.median_lo_adj[0], t.median_hi_adj[0]) == median_interval(g, 1 - 0.05 / 4)[1:]
+    assert (t.median_lo_adj <= t.median_lo).all() and (t.median_hi_adj >= t.median_hi).all()
 
 
 def test_oracle_fraction_on_a_constructed_matrix():
