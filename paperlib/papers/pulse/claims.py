@@ -127,22 +127,33 @@ def _savings_claim(runs: pd.DataFrame) -> Claim:
     )
 
 
-def _first_p(pool: pd.DataFrame) -> float:
-    """Two-sided bootstrap p-value that PULSE and UCB-E reach 95% accuracy equally early in one pool, from the paired
-    crossing draws of :func:`_saving_draws` (a draw that never gets there within the budget comes last): where only
-    one of them reaches 95%, the share of draws in which the other gets there first."""
-    from ...decide import bootstrap_p
+def _crossing_pair(pool: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
+    """Paired bootstrap draws of the calls at which PULSE and UCB-E reach 95% accuracy in one pool
+    (:func:`paperlib.stats.crossing_draws`, one seed per method; inf: not within the budget). None if either is
+    missing."""
     from ...stats import crossing_draws
 
     d = []
     for i, meth in enumerate(("pulse", "ucbe-batch")):
         g = pool[pool.method == meth].sort_values("bandit_calls")
         if g.empty:
-            return 1.0
-        x = crossing_draws(g.bandit_calls, g.accuracy, g.reps, 0.95, seed=i)
-        d.append(np.where(np.isfinite(x), x, np.inf))
+            return None
+        d.append(crossing_draws(g.bandit_calls, g.accuracy, g.reps, 0.95, seed=i))
+    return d[0], d[1]
+
+
+def _first_p(pool: pd.DataFrame) -> float:
+    """Two-sided bootstrap p-value that PULSE and UCB-E reach 95% accuracy equally early in one pool, from the paired
+    crossing draws (:func:`_crossing_pair`; a draw that never gets there within the budget comes last): where only
+    one of them reaches 95%, the share of draws in which the other gets there first."""
+    from ...decide import bootstrap_p
+
+    pair = _crossing_pair(pool)
+    if pair is None:
+        return 1.0
+    pulse, ucbe = (np.where(np.isfinite(x), x, np.inf) for x in pair)
     with np.errstate(invalid="ignore"):
-        diff = np.where(d[0] == d[1], 0.0, np.sign(d[1] - d[0]))  # +1: PULSE first
+        diff = np.where(pulse == ucbe, 0.0, np.sign(ucbe - pulse))  # +1: PULSE first
     return bootstrap_p(diff)
 
 
@@ -150,19 +161,15 @@ _LOSS = -10.0  # a draw where PULSE never reaches 95%, for the quantiles (read b
 
 
 def _saving_draws(pool: pd.DataFrame) -> np.ndarray | None:
-    """Bootstrap draws of PULSE's saving against UCB-E at 95% accuracy in one pool, from paired draws of both
-    crossings (:func:`paperlib.stats.crossing_draws`, one seed per method); a draw where PULSE never reaches 95% is a
-    loss (-inf), one where UCB-E never does has no saving to compare (dropped). None without draws."""
-    from ...stats import crossing_draws
-
-    d = {}
-    for i, meth in enumerate(("pulse", "ucbe-batch")):
-        g = pool[pool.method == meth].sort_values("bandit_calls")
-        if g.empty:
-            return None
-        d[meth] = crossing_draws(g.bandit_calls, g.accuracy, g.reps, 0.95, seed=i)
+    """Bootstrap draws of PULSE's saving against UCB-E at 95% accuracy in one pool, from the paired crossing draws
+    (:func:`_crossing_pair`); a draw where PULSE never reaches 95% is a loss (-inf), one where UCB-E never does has no
+    saving to compare (dropped). None without draws."""
+    pair = _crossing_pair(pool)
+    if pair is None:
+        return None
+    pulse, ucbe = pair
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(np.isfinite(d["ucbe-batch"]), 1 - d["pulse"] / d["ucbe-batch"], np.nan)
+        s = np.where(np.isfinite(ucbe), 1 - pulse / ucbe, np.nan)
     s = s[~np.isnan(s)]
     return np.where(np.isfinite(s), s, -np.inf) if s.size else None
 
