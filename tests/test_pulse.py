@@ -445,8 +445,9 @@ def test_naive_pooling_fills_exactly_the_unobserved_entries_with_predictions():
 
 def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
     """The sampler's definition, checked draw by draw: the first k of the L uniform draws that are neither observed
-    nor drawn earlier in the same step, in draw order (the generator is replayed to read the draws); only the
-    repetitions short of k such draws take the fallback."""
+    nor drawn earlier in the same step, in draw order (the keyed streams are replayed to read the draws; each
+    repetition makes its own number of draws, sized by its own row); only the repetitions short of k such draws take
+    the fallback."""
     from paperlib.policies.pulse import PULSE
 
     R, n, m, k = 300, 3, 200, 6
@@ -456,18 +457,18 @@ def test_unobserved_sampler_keeps_the_first_k_new_draws_in_order():
     pol.mask[:, :, :k] = False  # at least k unobserved per row; some rows still take the fallback
     pol.cnt[:] = pol.mask.sum(2)
     pick = torch.tensor(rng.integers(0, n, R))
-    left = int((~pol.mask[torch.arange(R), pick]).sum(1).min())
-    L = pol._draws(k, left)
-    assert L == min(m, 4 * k * int(np.ceil(m / left)))
-    state = pol.sel_gen.get_state()
+    left = (~pol.mask[torch.arange(R), pick]).sum(1).numpy()
+    own = [pol._draws(k, int(x)) for x in left]  # each repetition's own number of draws
+    assert own == [min(m, 4 * k * int(np.ceil(m / x))) for x in left]
+    state = pol.sel_gen.counter.clone()
     got = pol._sample_unobserved(pick, k, torch.full_like(pick, k)).numpy()
-    pol.sel_gen.set_state(state)
-    draws = torch.randint(m, (R, L), generator=pol.sel_gen).numpy()
+    pol.sel_gen.counter.copy_(state)  # replay the keyed streams
+    draws = pol.sel_gen.randint(m, (max(own),)).numpy()
     mask = pol.mask.numpy()
     fallback = 0
     for r in range(R):
         seen, keep = set(), []
-        for c in draws[r]:
+        for c in draws[r, : own[r]]:
             if c not in seen and not mask[r, pick[r], c] and len(keep) < k:
                 keep.append(int(c))
             seen.add(int(c))

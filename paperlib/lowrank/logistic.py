@@ -30,6 +30,16 @@ class FitConfig:
             raise ValueError(f"invalid low-rank fit configuration {self}")
 
 
+def sigmoid(x: torch.Tensor) -> torch.Tensor:
+    """1 / (1 + exp(-x)), the same bit for bit wherever an element sits in its tensor.
+
+    ``torch.sigmoid`` on the CPU rounds an element differently in the vectorised body of its loop and in the scalar
+    tail, so a repetition's predictions would move by an ulp with the number of repetitions around it (and a tie of
+    the UCB index with them). ``exp``, ``add`` and ``reciprocal`` give the same bits on both paths (tested), so a
+    batched run's repetition r is exactly its run alone (:mod:`paperlib.keyed`)."""
+    return torch.exp(-x).add_(1.0).reciprocal_()
+
+
 def _adam(params, grads, state, lr, t, b1=0.9, b2=0.999, eps=1e-8):
     for p, g, (m, v) in zip(params, grads, state, strict=True):
         m.mul_(b1).add_(g, alpha=1 - b1)
@@ -150,7 +160,7 @@ def _refit_rows_csr(U, V, rows, cols, vals, lam: float, lr: float, steps: int, v
         pattern = torch.sparse_csr_tensor(crow, col, torch.ones_like(y), size=(R * n, m))
         for t in range(1, steps + 1):
             logits = torch.sparse.sampled_addmm(pattern, u, V.T, beta=0.0).values()
-            res = (w * torch.sigmoid(logits) - y) / c
+            res = (w * sigmoid(logits) - y) / c
             g = torch.sparse_csr_tensor(crow, col, res, size=(R * n, m)) @ V
             _adam([u], [g + pen * u], state, lr, t)
     return u.reshape(R, n, r)
@@ -213,11 +223,11 @@ def _refit_rows_flat(U, V, flat, vals, lam: float, lr: float, steps: int, valid=
         grid = torch.empty(k, n, m, device=U.device, dtype=U.dtype)  # one buffer: fresh pages per step cost more
         flat_grid = grid.view(k, n * m)
         for t in range(1, steps + 1):
-            torch.matmul(u, V.T, out=grid)
-            res = (torch.sigmoid(flat_grid.gather(1, idx)) - y) / cr
+            torch.bmm(u, V.T.expand(k, -1, -1), out=grid)  # a product per repetition: its rounding is R-free
+            res = (sigmoid(flat_grid.gather(1, idx)) - y) / cr
             if ok is not None:
                 res = res.masked_fill_(~ok, 0.0)
             flat_grid.zero_().scatter_add_(1, idx, res)
-            _adam([u], [torch.matmul(grid, V) + pen * u], state, lr, t)
+            _adam([u], [torch.bmm(grid, V.expand(k, -1, -1)) + pen * u], state, lr, t)
         out[i : i + chunk] = u
     return out

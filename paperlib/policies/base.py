@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ..device import get_device, make_generator
+from ..keyed import KeyedStream, is_keyed
 from ..pickling import KeepsViews
 
 
@@ -157,16 +158,26 @@ def check_budget(budget: int, n: int, m: int) -> int:
     return budget
 
 
-def random_argmax(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def uniform_like(values: torch.Tensor, gen) -> torch.Tensor:
+    """Uniform float32 noise of ``values``' shape (R, ...): from each repetition's keyed stream when ``gen`` is a
+    :class:`paperlib.keyed.KeyedStream` (row r from repetition r's), else from the shared ``torch.Generator``."""
+    if is_keyed(gen):
+        if values.shape[0] != gen.reps:
+            raise ValueError(f"keyed noise needs one row per repetition ({gen.reps}), got shape {tuple(values.shape)}")
+        return gen.random(values.shape[1:])
+    return torch.rand(values.shape, generator=gen, device=values.device)
+
+
+def random_argmax(values: torch.Tensor, gen) -> torch.Tensor:
     """Row-wise argmax over the last dim with ties broken uniformly at random."""
     top = values.max(dim=-1, keepdim=True).values
-    noise = torch.rand(values.shape, generator=gen, device=values.device)
+    noise = uniform_like(values, gen)
     return torch.where(values == top, noise, torch.full_like(noise, -1.0)).argmax(dim=-1)
 
 
-def order_with_random_ties(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def order_with_random_ties(values: torch.Tensor, gen) -> torch.Tensor:
     """Column indices of each row of ``values`` (R, n) in decreasing value, ties in uniformly random order."""
-    noise = torch.rand(values.shape, generator=gen, device=values.device)
+    noise = uniform_like(values, gen)
     shuffled = noise.argsort(dim=1)
     return shuffled.gather(1, values.gather(1, shuffled).argsort(dim=1, descending=True, stable=True))
 
@@ -183,7 +194,8 @@ class Policy(KeepsViews, ABC):
     reps : int
         Number of independent repetitions R run together.
     seed : int
-        Seed of the policy's torch generator.
+        Seed of the run: repetition r's keyed streams are keyed by ``run_seeds(seed, reps)[r]`` (``keyed_streams``),
+        else the seed of the policy's shared torch generator.
     device : str or torch.device, optional
         CUDA when available unless given.
     """
@@ -200,6 +212,10 @@ class Policy(KeepsViews, ABC):
     random_estimate = False
     #: True when the policy can be asked ahead of its scores (:meth:`ask_ahead`).
     supports_ahead = False
+    #: True when every random number of repetition r comes from its own keyed stream (``self.gen`` is a
+    #: :class:`paperlib.keyed.KeyedStream` keyed by ``run_seeds(seed, reps)[r]``), so that run r of a batch is exactly
+    #: the single run with that seed; False: one ``torch.Generator`` shared by the repetitions (the same law only).
+    keyed_streams = False
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         for name, value in (("n", n), ("m", m), ("reps", reps)):
@@ -212,7 +228,9 @@ class Policy(KeepsViews, ABC):
         self.n, self.m, self.reps = int(n), int(m), int(reps)
         self.budget = check_budget(budget, n, m)
         self.device = get_device(device)
-        self.gen = make_generator(seed, self.device)
+        self.gen = (KeyedStream.for_runs(seed, self.reps, purpose=0, device=self.device) if self.keyed_streams
+                    else make_generator(seed, self.device))
+        self.seed = seed
         self.spent = 0
         self.asked = 0
         self._ahead = False

@@ -20,6 +20,12 @@ import math
 
 import torch
 
+from ..keyed import KeyedStream, is_keyed
+
+#: the key of the round functions' stream when the orderings' keys are keyed per repetition: the tables are then
+#: the same for every run (a fixed pseudo-random family of round functions; each run's ordering is its own keys')
+TABLE_KEY = 0x5EEDF00D
+
 FUNCTIONS = 256
 #: Round functions per round when the round maps are tabulated (32^8 = 2^40 keys at 8 rounds).
 TABULATED_FUNCTIONS = 32
@@ -34,6 +40,15 @@ MATERIALIZE_MAX = 1 << 21
 def rounds_for(side: int) -> int:
     """Feistel rounds: 8 on Z_s x Z_s for s >= 16; small domains mix slower, so more rounds there."""
     return 8 if side >= 16 else 24
+
+
+def _randint(gen, high: int, shape, device, table: bool = False) -> torch.Tensor:
+    """int64 uniform on [0, high): a round table (``table``) or the (R, n, rounds) keys, from ``gen``."""
+    if not is_keyed(gen):
+        return torch.randint(0, high, shape, generator=gen, device=device, dtype=torch.int64)
+    if table:
+        return KeyedStream([TABLE_KEY], purpose=gen.purpose, device=device).randint(high, shape)[0]
+    return gen.randint(high, shape[1:])
 
 
 class KeyedPermutations:
@@ -54,8 +69,10 @@ class KeyedPermutations:
     ----------
     reps, n, m : int
         Repetitions, rows, and the size of the permuted range.
-    gen : torch.Generator
-        Draws the round tables and the keys (R, n, rounds).
+    gen : torch.Generator or paperlib.keyed.KeyedStream
+        Draws the round tables and the keys (R, n, rounds). With a keyed stream, repetition r's keys come from its
+        own stream and the round tables from a fixed stream (:data:`TABLE_KEY`) shared by every run, so an
+        ordering depends on its run's seed alone.
     """
 
     def __init__(self, reps: int, n: int, m: int, gen: torch.Generator, device):
@@ -67,7 +84,7 @@ class KeyedPermutations:
         self.rounds_table = None
         if self.rounds * TABULATED_FUNCTIONS * s * s <= TABULATE_MAX:
             funcs = self.rounds * TABULATED_FUNCTIONS
-            f = torch.randint(0, s, (funcs, s), generator=gen, device=device, dtype=torch.int64)
+            f = _randint(gen, s, (funcs, s), device, table=True)
             x = torch.arange(s * s, device=device)
             left, right = x // s, x % s
             step = right * s + (left + f[:, right]) % s
@@ -75,14 +92,14 @@ class KeyedPermutations:
             while bool((out := inside & (walked >= self.m)).any()):
                 walked = torch.where(out, step.gather(1, walked), walked)
             self.rounds_table = walked.to(torch.int32).reshape(-1)
-            keys = torch.randint(0, TABULATED_FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device)
+            keys = _randint(gen, TABULATED_FUNCTIONS, (reps, n, self.rounds), device)
             offsets = torch.arange(self.rounds, device=device) * TABULATED_FUNCTIONS
             self.keys = ((keys + offsets) * (s * s)).to(torch.int32)
             self._materialize()
             return
-        self.table = torch.randint(0, s, (self.rounds * FUNCTIONS * s,), generator=gen, device=device, dtype=torch.int64)
+        self.table = _randint(gen, s, (self.rounds * FUNCTIONS * s,), device, table=True)
         offsets = torch.arange(self.rounds, device=device, dtype=torch.int64) * (FUNCTIONS * s)
-        keys = torch.randint(0, FUNCTIONS, (reps, n, self.rounds), generator=gen, device=device, dtype=torch.int64)
+        keys = _randint(gen, FUNCTIONS, (reps, n, self.rounds), device)
         self.keys = keys * s + offsets
         self._materialize()
 

@@ -44,7 +44,10 @@ number of steps and refits at the same steps. The other repetitions' batches are
 repetitions never interact (the request is padded, :class:`paperlib.policies.base.Request`). Before 2026-11-27
 every repetition's batch was cut to the smallest any of them could take, which made the repetitions of a batch
 depend on each other (500 batched runs put PULSE below UCB-E where single runs do not).
-Selection ties use their own generator, so reading ``best()`` at checkpoints does not change a run.
+Every random number of repetition r comes from keyed streams of its own (:class:`paperlib.keyed.KeyedStream`, keyed by
+``run_seeds(seed, R)[r]``): run r of a batch is exactly the single run with that seed, and any block of runs can be
+rerun alone. The selection (index ties, the samplers) has its own stream, so reading ``best()`` at checkpoints does
+not change a run.
 """
 
 from __future__ import annotations
@@ -55,12 +58,14 @@ import numpy as np
 import torch
 
 from ..confseq import PredictableRangeCS
-from ..device import make_generator
-from ..lowrank.logistic import refit_rows_sparse
+from ..keyed import KeyedStream
+from ..lowrank.logistic import refit_rows_sparse, sigmoid
 from .base import Policy, random_argmax
 from .lazyperm import KeyedPermutations
 
 CONVENTIONS = ("authors", "paper")
+#: the keyed stream of the backbone's selection (ties of the index, the samplers); purpose 0 is ``best()``'s ties
+SELECTION_STREAM = 1
 SAMPLERS = ("rejection", "shuffled")
 
 
@@ -99,7 +104,9 @@ class Estimator:
 
     def predictions(self, pol, pick) -> torch.Tensor:
         """S_hat^t of the picked row of every repetition, sigmoid(u_i . v_j) for all j: (R, m) float64."""
-        return torch.sigmoid(pol.U[pol._rep_index, pick] @ pol.V.T).double()
+        u = pol.U[pol._rep_index, pick][:, None, :]  # (R, 1, r): one product per repetition (bmm), never a
+        # matmul that folds the repetitions into one GEMM, whose blocking (and rounding) moves with R
+        return sigmoid(torch.bmm(u, pol.V.T.expand(u.shape[0], -1, -1))[:, 0]).double()
 
     def warmup(self, pol, s) -> None:
         """After the warm-up; ``s`` (R, n) are the warm-up score sums."""
@@ -198,7 +205,7 @@ class NaivePooled(Estimator):
         if pol.convention == "paper":
             r = pol._rep_index
             u = pol.U[r, pick]
-            pb = torch.sigmoid((pol.V[cols] * u[:, None, :]).sum(-1)).double()
+            pb = sigmoid((pol.V[cols] * u[:, None, :]).sum(-1)).double()
             pol.unobs_pred[r, pick] -= pb.sum(1) if pol._valid is None else pb.masked_fill(~pol._valid, 0.0).sum(1)
 
     def recorded(self, pol, pick):
@@ -310,10 +317,11 @@ class PULSE(Policy):
         self._lists = self._next = None  # the shuffled lists (slots, m) and each slot's next position
         self._slots = 0
         self.last_lambda = torch.zeros(R, dtype=torch.float64, device=self.device)
-        self.sel_gen = make_generator(seed + 7919, self.device)
+        self.sel_gen = KeyedStream.for_runs(seed, reps, purpose=SELECTION_STREAM, device=self.device)
         self.cs: PredictableRangeCS | None = None
 
     uniform_within_row = True  # every method here draws a model's examples uniformly (the warm-up and the batches)
+    keyed_streams = True  # run r of a batch is exactly the single run with seed run_seeds(seed, R)[r]
 
     @property
     def dr_intervals(self) -> bool:
@@ -386,10 +394,11 @@ class PULSE(Policy):
         R, n, m, w = self.reps, self.n, self.m, self.warm
         L = 2 * w
         out = torch.empty(R * n, w, dtype=torch.long, device=self.device)
-        block = max(1, (1 << 22) // L)
-        for i in range(0, R * n, block):
-            rows = min(block, R * n - i)
-            cand = torch.randint(m, (rows, L), generator=self.sel_gen, device=self.device)
+        block = max(1, (1 << 22) // (L * n))  # repetitions per block: each draws its (n, L) candidates at once
+        for a in range(0, R, block):
+            reps = torch.arange(a, min(R, a + block), device=self.device)
+            i, rows = a * n, reps.numel() * n
+            cand = self.sel_gen.randint(m, (n, L), reps=reps).view(rows, L)
             srt, order = torch.sort(cand, dim=1, stable=True)
             new = torch.ones_like(srt, dtype=torch.bool)
             new[:, 1:] = srt[:, 1:] != srt[:, :-1]
@@ -403,7 +412,11 @@ class PULSE(Policy):
             short = (~ok).nonzero().squeeze(1)
             take = torch.where(ok[:, None], take, torch.arange(L, device=self.device) < w)
             cols = cand.masked_select(take).view(rows, w)
-            keys = torch.rand(short.numel(), m, generator=self.sel_gen, device=self.device)
+            # fresh keys for each short (repetition, model): numbers model * m + j of its repetition's next draw
+            owner = reps.index_select(0, short // n)
+            pos = (short % n)[:, None] * m + torch.arange(m, device=self.device)
+            bits = self.sel_gen.bits_at(owner, pos, advance=torch.unique(owner))
+            keys = bits & ((1 << 63) - 1)  # 63-bit integer keys: ties have probability about m^2 / 2^64
             out[i : i + rows] = cols.index_copy_(0, short, keys.topk(w, dim=1).indices)
         return out.view(R, n * w)
 
@@ -419,42 +432,53 @@ class PULSE(Policy):
         are examples the row has already observed."""
         if self.sampler == "shuffled":
             return self._sample_shuffled(pick, k, kr)
-        return self._reject(self._rep_index, pick, k, int((self.m - self.cnt[self._rep_index, pick]).min().item()))
+        return self._reject(self._rep_index, pick, k, (self.m - self.cnt[self._rep_index, pick]).long(), kr)
 
-    def _reject(self, r, pick, k, left):
-        """k examples for each repetition in ``r`` (picked rows ``pick``), by sequential rejection.
+    def _reject(self, r, pick, k, left, kr):
+        """(R', k) examples for the repetitions ``r`` (picked rows ``pick``), by sequential rejection: for repetition
+        ``r[i]`` its first ``kr[i]`` (its own batch, at most ``left[i]``, its row's unobserved examples) are a uniform
+        subset of its row's unobserved examples in uniformly random order; the rest of its k pad the request (its first
+        example again, which this step observes).
 
-        Draw L = :meth:`_draws` columns uniformly with replacement, keep the first k that are unobserved and not
-        drawn before (an exact uniform k-subset); only the repetitions with fewer than k such draws fall back to the
-        k largest of fresh uniform keys over their row's unobserved examples. A draw's first occurrence is found
-        through a table of first positions (``scatter_reduce_``, reset after use). ``left`` is the fewest
-        unobserved examples among the rows: it sizes the draws, not the result (each repetition's k-subset is
-        exactly uniform whatever the number of draws). A row with fewer than k unobserved examples gets them all, in
-        uniformly random order, then examples it has observed (the pads of a short batch).
+        Draw L_i = :meth:`_draws` (kr_i, left_i) columns uniformly with replacement and keep the first kr_i that are
+        unobserved and not drawn before (an exact uniform subset); only a repetition with fewer such draws falls back
+        to the kr_i largest of fresh 63-bit keys over its row's unobserved examples. A draw's first occurrence is
+        found through a table of first positions (``scatter_reduce_``, reset after use). Everything a repetition
+        draws is sized by its own batch and row (positions past its L_i do not count), never by another repetition's,
+        so its draws are those of its run alone (:mod:`paperlib.keyed`).
         """
-        R = r.numel()
-        L = self._draws(k, left)
-        cand = torch.randint(self.m, (R, L), generator=self.sel_gen, device=self.device)
+        R, m = r.numel(), self.m
+        per = left.clamp(min=1)
+        own = torch.clamp(4 * kr * ((m + per - 1) // per), max=m)  # _draws(kr_i, left_i)
+        L = int(own.max())
+        cand = self.sel_gen.randint(m, (L,), reps=r)
         pos = torch.arange(L, device=self.device).expand(R, L)
         empty = torch.iinfo(torch.int32).max
         if self._first_pos is None:
-            self._first_pos = torch.full((self.reps, self.m), empty, dtype=torch.int32, device=self.device)
+            self._first_pos = torch.full((self.reps, m), empty, dtype=torch.int32, device=self.device)
         table, pos32 = self._first_pos[:R], pos.to(torch.int32)
         table.scatter_reduce_(1, cand, pos32, reduce="amin")
         first = table.gather(1, cand) == pos32
         table.scatter_(1, cand, empty)
-        at = ((r * self.n + pick) * self.m)[:, None] + cand
-        valid = first & ~self.mask.view(-1).index_select(0, at.view(-1)).view(R, L)
+        at = ((r * self.n + pick) * m)[:, None] + cand
+        valid = first & ~self.mask.view(-1).index_select(0, at.view(-1)).view(R, L) & (pos < own[:, None])
         rank = valid.cumsum(1)
-        ok = rank[:, -1] >= k
-        take = valid & (rank <= k)
-        if bool(ok.all()):
+        ok = rank[:, -1] >= kr
+        take = valid & (rank <= kr[:, None])
+        full = bool((kr == k).all())
+        if full and bool(ok.all()):  # the common step: every repetition's whole batch by rejection
             return cand.masked_select(take).view(R, k)
-        cols = cand.masked_select(torch.where(ok[:, None], take, pos < k)).view(R, k)
-        short = (~ok).nonzero().squeeze(1)
-        row_mask = self.mask.view(-1, self.m).index_select(0, (r * self.n + pick).index_select(0, short))
-        keys = torch.rand(short.numel(), self.m, generator=self.sel_gen, device=self.device).masked_fill_(row_mask, -1.0)
-        return cols.index_copy_(0, short, keys.topk(k, dim=1).indices)
+        cols = torch.zeros(R, k + 1, dtype=torch.long, device=self.device)  # column k collects what is not taken
+        cols.scatter_(1, torch.where(take, rank - 1, k), cand)
+        cols = cols[:, :k]
+        if not bool(ok.all()):
+            short = (~ok).nonzero().squeeze(1)
+            row_mask = self.mask.view(-1, m).index_select(0, (r * self.n + pick).index_select(0, short))
+            keys = self.sel_gen.bits((m,), reps=r.index_select(0, short)) & ((1 << 63) - 1)
+            cols.index_copy_(0, short, keys.masked_fill_(row_mask, -1).topk(k, dim=1).indices)
+        if not full:
+            cols = torch.where(torch.arange(k, device=self.device) < kr[:, None], cols, cols[:, :1])
+        return cols
 
     def _sample_shuffled(self, pick, k, kr):
         """``sampler="shuffled"``: rows with more than half their examples unobserved by :meth:`_reject`; a row with
@@ -489,7 +513,8 @@ class PULSE(Policy):
             self._next.index_add_(0, slot, kr.index_select(0, h))
         cold = (~hot).nonzero().squeeze(1)
         if cold.numel():
-            out[cold] = self._reject(cold, pick.index_select(0, cold), k, int(left.index_select(0, cold).min()))
+            out[cold] = self._reject(cold, pick.index_select(0, cold), k, left.index_select(0, cold),
+                                     kr.index_select(0, cold))
         return out
 
     def _new_lists(self, cells):
@@ -503,7 +528,7 @@ class PULSE(Policy):
                 lists[: self._slots], nxt[: self._slots] = self._lists[: self._slots], self._next[: self._slots]
             self._lists, self._next = lists, nxt
         slots = torch.arange(self._slots, self._slots + c, device=self.device)
-        keys = torch.rand(c, m, dtype=torch.float64, generator=self.sel_gen, device=self.device)
+        keys = self.sel_gen.random((m,), reps=cells // self.n, dtype=torch.float64)  # one cell per repetition
         keys.masked_fill_(self.mask.view(-1, m).index_select(0, cells), 2.0)
         self._lists[slots] = keys.argsort(1).to(torch.int32)
         self._next[slots] = 0
@@ -591,23 +616,30 @@ class PULSE(Policy):
             self.n_z.zero_()
         self.estimator.refitted(self, initial)
 
-    #: Rows of (R n, m) predictions per block in :meth:`_unobserved_prediction_sums` on CPU (128 x 12,032 floats:
-    #: 6 MB); on CUDA 64 times more, so a refit launches few kernels.
+    #: Rows of a model block in :meth:`_unobserved_prediction_sums` (128 x 12,032 floats: 6 MB a repetition)
     PREDICTION_TILE = 128
+    #: Predictions per product in :meth:`_unobserved_prediction_sums`: repetitions are taken this many cells at a time
+    PREDICTION_CELLS = 1 << 22
 
     def _unobserved_prediction_sums(self) -> torch.Tensor:
         """Naive-Pooling's sum_{j in U_i} S_hat_ij for every repetition and model, (R, n) float64.
 
-        The (R n, m) predictions are made, masked and summed a block of ``PREDICTION_TILE`` rows at a time, so each
-        block stays in cache between the product, the sigmoid, the mask and the sum (the same sums as one pass per
-        repetition over its (n, m) block, with less memory traffic). A loop over blocks, once per refit."""
-        u, mask = self.U.reshape(-1, self.U.shape[-1]), self.mask.view(-1, self.m)
+        The predictions are made, masked and summed a block of ``PREDICTION_TILE`` models of some repetitions at a
+        time (one ``bmm``: a product per repetition), so each block stays in cache between the product, the sigmoid,
+        the mask and the sum. The blocks of models are the same whatever the number of repetitions, so each
+        repetition's sums are bit for bit those of its run alone (a GEMM over the repetitions' rows folded together
+        would round differently with R). Loops over blocks, once per refit."""
+        R, n, m = self.reps, self.n, self.m
         vt = self.V.T.contiguous()
-        out = torch.empty(u.shape[0], dtype=torch.float64, device=self.device)
-        tile = self.PREDICTION_TILE * (64 if self.device.type == "cuda" else 1)
-        for i in range(0, u.shape[0], tile):
-            out[i : i + tile] = torch.sigmoid_(u[i : i + tile] @ vt).masked_fill_(mask[i : i + tile], 0.0).sum(1)
-        return out.view(self.reps, self.n)
+        out = torch.empty(R, n, dtype=torch.float64, device=self.device)
+        tile = self.PREDICTION_TILE
+        reps = max(1, self.PREDICTION_CELLS // (tile * m)) * (64 if self.device.type == "cuda" else 1)
+        for i in range(0, n, tile):
+            for a in range(0, R, reps):
+                u = self.U[a : a + reps, i : i + tile]
+                p = sigmoid(torch.bmm(u, vt.expand(u.shape[0], -1, -1)))
+                out[a : a + reps, i : i + tile] = p.masked_fill_(self.mask[a : a + reps, i : i + tile], 0.0).sum(2)
+        return out
 
     def estimate(self):
         return self.estimator.estimate(self)

@@ -1,0 +1,161 @@
+"""Keyed random streams: repetition r of a batched run draws from a stream of its own, keyed by its run seed.
+
+A batched engine runs R repetitions as one tensor program. For run r of a batch to be *exactly* the single run
+``reps=1, seed=run_seeds(s, R)[r]`` (the same picks and estimates, not only the same law), every random number run r
+uses must be a function of run r's seed and of what run r has done, never of the batch around it. A shared
+``torch.Generator`` cannot give that: its state advances with every repetition's draws. A counter-based generator
+can: the j-th number of run r's c-th draw is ``h(key_r, c, j)``, one hash per number, vectorised over the
+repetitions and the positions (JAX's keyed randomness, Salmon et al. 2011's counter-based generators).
+
+The hash is SplitMix64 (Steele, Lea and Flood 2014): the 64-bit finaliser ``mix`` applied to a Weyl sequence
+``base + (j + 1) * gamma`` whose ``base = mix(key ^ mix(purpose, counter))`` names the (run, purpose, draw). SplitMix64
+passes BigCrush as a generator; here each (run, draw) is one SplitMix64 stream of its own. It is written out on int64
+tensors (a few integer operations per number) because no library offers a counter-based generator on torch tensors
+that is vectorised over per-row keys: torch's Philox lives inside its CUDA generator and takes one seed per tensor.
+The same integer arithmetic runs on CPU and CUDA, so a run draws the same numbers on both.
+
+Each repetition keeps its own draw counter (:attr:`KeyedStream.counter`): a draw made for some of the repetitions
+(``reps=`` an index tensor: only the repetitions whose rows are short, say) advances only theirs, so what a run draws
+never depends on which other runs share its batch. The counter also makes a policy's stream resumable (it pickles
+with the policy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+#: SplitMix64's constants, as signed int64 (torch has no uint64 arithmetic)
+_GAMMA = 0x9E3779B97F4A7C15 - (1 << 64)
+_M1 = 0xBF58476D1CE4E5B9 - (1 << 64)
+_M2 = 0x94D049BB133111EB - (1 << 64)
+_LOW = {s: (1 << (64 - s)) - 1 for s in (11, 27, 30, 31, 40)}
+
+#: the streams' name in the tables they make (``streams`` column): "keyed-splitmix64-v1"
+STREAMS = "keyed-splitmix64-v1"
+
+
+def _shr(x: torch.Tensor, s: int) -> torch.Tensor:
+    """Logical right shift of int64 ``x`` by ``s`` (torch's ``>>`` on int64 is arithmetic)."""
+    return (x >> s) & _LOW[s]
+
+
+def mix(x: torch.Tensor) -> torch.Tensor:
+    """SplitMix64's finaliser (a bijection of 64-bit words), on an int64 tensor; wrapping arithmetic."""
+    x = (x ^ _shr(x, 30)) * _M1
+    x = (x ^ _shr(x, 27)) * _M2
+    return x ^ _shr(x, 31)
+
+
+def _shape(shape) -> tuple:
+    return tuple(int(s) for s in ((shape,) if isinstance(shape, (int, np.integer)) else shape))
+
+
+def run_seeds(seed: int, reps: int) -> np.ndarray:
+    """(R,) int64: ``seed`` for repetition 0, then 63-bit seeds drawn from numpy's ``SeedSequence((seed, r))``.
+
+    Repetition r of a batched run with seed ``seed`` is the single run ``reps=1, seed=run_seeds(seed, R)[r]``. The
+    first is ``seed`` itself, so ``reps=1, seed=s`` is its own run 0, and the list is prefix-stable (the first R' of
+    ``run_seeds(s, R)`` are ``run_seeds(s, R')``)."""
+    seed, reps = int(seed), int(reps)
+    if reps < 1:
+        raise ValueError(f"reps must be >= 1, got {reps}")
+    out = np.empty(reps, dtype=np.int64)
+    out[0] = seed
+    for r in range(1, reps):  # once per run, not in a hot path
+        out[r] = int(np.random.SeedSequence((seed & (2**63 - 1), r)).generate_state(1, np.uint64)[0] >> 1)
+    return out
+
+
+class KeyedStream:
+    """R keyed streams, one per repetition, for one purpose of a policy (its selection, its ties at readout, ...).
+
+    Parameters
+    ----------
+    keys : (R,) int64 array or tensor
+        Each repetition's run seed (:func:`run_seeds`).
+    purpose : int
+        Names the stream within a run: two purposes of the same run never share numbers.
+    device : torch.device
+
+    Every draw returns an (N, *shape) tensor for N repetitions (all of them, or those in ``reps``), element
+    ``[i, ...]`` a function of (key of repetition ``reps[i]``, its counter, the element's flat position in ``shape``)
+    only; then each of those repetitions' counters moves on by one.
+    """
+
+    def __init__(self, keys, purpose: int, device=None):
+        keys = torch.as_tensor(np.asarray(keys, dtype=np.int64), device=device)
+        if keys.ndim != 1:
+            raise ValueError(f"keys must be one seed per repetition, got shape {tuple(keys.shape)}")
+        self.device = keys.device
+        self.keys = keys
+        self.purpose = int(purpose)
+        self.counter = torch.zeros_like(keys)
+        self._all = torch.arange(keys.shape[0], device=self.device)
+        salt = (self.purpose * 0x632BE59BD9B4E019 + 0x2545F4914F6CDD1D) % (1 << 64)
+        self._salt = salt - (1 << 64) if salt >= 1 << 63 else salt  # as a signed int64
+
+    @classmethod
+    def for_runs(cls, seed: int, reps: int, purpose: int, device=None) -> KeyedStream:
+        """The streams of the R repetitions of a batched run with seed ``seed``."""
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        return cls(run_seeds(int(seed), reps), purpose, device)
+
+    @property
+    def reps(self) -> int:
+        return int(self.keys.shape[0])
+
+    def bits(self, shape, reps: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, *shape) int64 of 64 random bits each, for all repetitions or those in ``reps`` (distinct indices);
+        advances the counters of the repetitions drawn for."""
+        shape = _shape(shape)
+        size = int(np.prod(shape)) if shape else 1
+        pos = torch.arange(size, dtype=torch.int64, device=self.device)
+        rows = self._all if reps is None else reps
+        return self.bits_at(rows, pos.expand(rows.shape[0], size), advance=reps).view(-1, *shape)
+
+    def bits_at(self, rows: torch.Tensor, pos: torch.Tensor, advance: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, W) int64: element [i, j] is number ``pos[i, j]`` (>= 0) of the current draw of repetition ``rows[i]``.
+
+        Several rows may belong to one repetition (one row per short (repetition, model), say); then give each of
+        them its own positions. Afterwards the counters of ``advance`` (distinct repetitions; default: every
+        repetition) move on by one: the repetitions this draw was for, whether or not they got any numbers."""
+        keys, counter = self.keys.index_select(0, rows), self.counter.index_select(0, rows)
+        base = mix(keys ^ mix(counter * _GAMMA + self._salt))
+        out = mix(base[:, None] + (pos + 1) * _GAMMA)
+        if advance is None:
+            self.counter += 1
+        else:
+            self.counter.index_add_(0, advance, torch.ones_like(advance, dtype=torch.int64))
+        return out
+
+    def random(self, shape, reps=None, dtype=torch.float32) -> torch.Tensor:
+        """Uniform on [0, 1): the top 24 (float32) or 53 (float64) bits over 2^24 or 2^53, exact in the float."""
+        b = self.bits(shape, reps)
+        if dtype == torch.float64:
+            return _shr(b, 11).to(torch.float64) * (2.0**-53)
+        if dtype == torch.float32:
+            return _shr(b, 40).to(torch.float32) * (2.0**-24)
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+
+    def randint(self, high: int, shape, reps=None) -> torch.Tensor:
+        """Integers uniform on {0, ..., high - 1} (int64): the low 63 bits modulo ``high`` (bias below high / 2^63)."""
+        if int(high) < 1:
+            raise ValueError(f"high must be >= 1, got {high}")
+        return torch.remainder(self.bits(shape, reps) & ((1 << 63) - 1), int(high))
+
+    def normal(self, shape, reps=None, dtype=torch.float32) -> torch.Tensor:
+        """Standard normal (Box-Muller on two float64 uniforms per number), cast to ``dtype``."""
+        b = self.bits((2, *_shape(shape)), reps)
+        u1 = 1.0 - _shr(b[:, 0], 11).to(torch.float64) * (2.0**-53)  # in (0, 1]
+        u2 = _shr(b[:, 1], 11).to(torch.float64) * (2.0**-53)
+        return (torch.sqrt(-2.0 * torch.log(u1)) * torch.cos(2.0 * torch.pi * u2)).to(dtype)
+
+    def state_dict(self) -> dict:
+        return {"keys": self.keys.cpu().numpy(), "purpose": self.purpose, "counter": self.counter.cpu().numpy()}
+
+
+def is_keyed(gen) -> bool:
+    """Whether ``gen`` is a :class:`KeyedStream` (else a ``torch.Generator`` shared by the repetitions)."""
+    return isinstance(gen, KeyedStream)
