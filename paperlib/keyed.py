@@ -22,6 +22,8 @@ with the policy).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -67,6 +69,31 @@ def run_seeds(seed: int, reps: int) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class RunBlock:
+    """Runs [first, first + R) of the batched run with seed ``seed``: a policy's ``seed`` for a block of runs (keyed
+    streams only). Run ``first + i`` of the whole batch is repetition i of the block, bit for bit."""
+
+    seed: int
+    first: int
+
+    def __post_init__(self):
+        for name in ("seed", "first"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+
+
+def run_keys(seed, reps: int) -> np.ndarray:
+    """(R,) the run seeds of a policy's repetitions: ``run_seeds(seed, R)``, or runs [first, first + R) of a
+    :class:`RunBlock`."""
+    if isinstance(seed, RunBlock):
+        return run_seeds(seed.seed, seed.first + int(reps))[seed.first :]
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return run_seeds(int(seed), reps)
+
+
 class KeyedStream:
     """R keyed streams, one per repetition, for one purpose of a policy (its selection, its ties at readout, ...).
 
@@ -96,11 +123,9 @@ class KeyedStream:
         self._salt = salt - (1 << 64) if salt >= 1 << 63 else salt  # as a signed int64
 
     @classmethod
-    def for_runs(cls, seed: int, reps: int, purpose: int, device=None) -> KeyedStream:
-        """The streams of the R repetitions of a batched run with seed ``seed``."""
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        return cls(run_seeds(int(seed), reps), purpose, device)
+    def for_runs(cls, seed, reps: int, purpose: int, device=None) -> KeyedStream:
+        """The streams of the R repetitions of a batched run with seed ``seed`` (an int, or a :class:`RunBlock`)."""
+        return cls(run_keys(seed, reps), purpose, device)
 
     @property
     def reps(self) -> int:

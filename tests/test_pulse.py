@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from scipy import stats
@@ -625,29 +626,36 @@ def test_figure1_is_logarithmic_and_marks_a_budget_never_reached():
 
 
 @pytest.mark.slow
-def test_pool_rows_computed_elsewhere_are_checked_against_the_profile(tmp_path):
-    """A pool table from another machine (benchmarks/gpu_pulse_pools.py) is shown only if it is this profile's: a
-    subset run gives each method the seed of the whole run (same rows), per-method run counts are honoured, and a
-    table at other run counts or without a method is refused by name."""
+def test_a_pool_run_as_blocks_is_the_pool_run_as_one_batch(tmp_path):
+    """Issue 67: a pool's runs cut into blocks of 7 (each block its own call, Step 1 read from its saved file, in
+    reverse order) give exactly the per-run rows and the table of one batch of 21; a subset run gives each method the
+    rows of the whole run; per-method run counts are honoured; a missing block is refused by name."""
     from paperlib.papers.pulse import experiments as E
     from paperlib.pipeline.config import smoke_config
 
-    cfg = {**smoke_config("pulse"), "reps": 3, "reps_by_method": {"naive-pooling": 2}}
+    cfg = {**smoke_config("pulse"), "reps": 21, "reps_by_method": {"naive-pooling": 9}}
     pool = E.pool_names(cfg)[0]
-    whole, _, _ = E.run_pool(cfg, pool, device="cpu", progress=False)
-    assert whole.groupby("method").reps.first().to_dict() == {"ucbe-batch": 3, "pulse": 3, "naive-pooling": 2}
-    part, _, _ = E.run_pool(cfg, pool, device="cpu", progress=False, methods=["pulse"])
-    cols = ["budget", "accuracy", "reps"]
-    assert part[cols].equals(whole[whole.method == "pulse"][cols].reset_index(drop=True))
-    path = tmp_path / "pool.csv"
-    whole.to_csv(path, index=False)
-    runs, inst = E.load_pool_runs(cfg, pool, path)
-    assert len(runs) == len(whole) and inst.test.shape[0] == whole.n_models.iloc[0]
-    with pytest.raises(ValueError, match="naive-pooling at 2 runs, the profile's 5"):
-        E.load_pool_runs({**cfg, "reps_by_method": {"naive-pooling": 5}}, pool, path)
-    whole[whole.method != "pulse"].to_csv(path, index=False)
-    with pytest.raises(ValueError, match="no rows of pulse"):
-        E.load_pool_runs(cfg, pool, path)
+    fit = E.fit_pool(cfg, pool, device="cpu")
+    E.save_fit(tmp_path / "fit.npz", fit)
+    one = E.run_block(cfg, pool, 0, fit, device="cpu", progress=False)  # no rep_block: one block of every run
+    blocked = {**cfg, "rep_block": 7}
+    assert E.pool_blocks(blocked) == [0, 1, 2] and E.block_runs(blocked, "naive-pooling", 1) == (7, 9)
+    assert E.block_runs(blocked, "naive-pooling", 2) is None
+    loaded = E.load_fit(tmp_path / "fit.npz")
+    parts = [E.run_block(blocked, pool, b, loaded, device="cpu", progress=False) for b in (2, 1, 0)]
+    cols = ["method", "run", "run_seed", "budget", "pick", "correct", "streams"]
+    key = ["method", "budget", "run"]
+    joined = pd.concat(parts).sort_values(key).reset_index(drop=True)[cols]
+    assert joined.equals(one.sort_values(key).reset_index(drop=True)[cols])
+    assert set(joined.streams) == {"keyed-splitmix64-v1"}
+    whole = E.pool_table(blocked, pool, pd.concat(parts))
+    again = E.pool_table(cfg, pool, one)
+    assert whole[["method", "budget", "accuracy", "reps"]].equals(again[["method", "budget", "accuracy", "reps"]])
+    assert whole.groupby("method").reps.first().to_dict() == {"ucbe-batch": 21, "pulse": 21, "naive-pooling": 9}
+    part = E.run_block(blocked, pool, 1, loaded, device="cpu", progress=False, methods=["pulse"])
+    assert part[cols].equals(parts[1][parts[1].method == "pulse"][cols].reset_index(drop=True))
+    with pytest.raises(ValueError, match="do not hold runs 0..20 of ucbe-batch"):
+        E.pool_table(blocked, pool, pd.concat(parts[1:]))
 
 
 def test_lemma2_as_printed_is_exact_with_equal_sides_at_the_first_draw():

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ..device import get_device, make_generator
-from ..keyed import KeyedStream, is_keyed
+from ..keyed import KeyedStream, RunBlock, is_keyed
 from ..pickling import KeepsViews
 
 
@@ -193,9 +193,10 @@ class Policy(KeepsViews, ABC):
         Evaluations per repetition, 1 <= budget <= n * m.
     reps : int
         Number of independent repetitions R run together.
-    seed : int
+    seed : int or paperlib.keyed.RunBlock
         Seed of the run: repetition r's keyed streams are keyed by ``run_seeds(seed, reps)[r]`` (``keyed_streams``),
-        else the seed of the policy's shared torch generator.
+        else the seed of the policy's shared torch generator. A ``RunBlock(seed, first)`` makes the repetitions runs
+        [first, first + reps) of the batched run with that seed (keyed streams only).
     device : str or torch.device, optional
         CUDA when available unless given.
     """
@@ -228,6 +229,9 @@ class Policy(KeepsViews, ABC):
         self.n, self.m, self.reps = int(n), int(m), int(reps)
         self.budget = check_budget(budget, n, m)
         self.device = get_device(device)
+        if isinstance(seed, RunBlock) and not self.keyed_streams:
+            raise ValueError(f"{self.name} draws from one generator shared by its repetitions: a block of runs "
+                             "(RunBlock, first_run) needs a method with keyed streams")
         self.gen = (KeyedStream.for_runs(seed, self.reps, purpose=0, device=self.device) if self.keyed_streams
                     else make_generator(seed, self.device))
         self.seed = seed

@@ -23,6 +23,7 @@ from ..confseq_prior import PriorAssistedCS
 from ..costs import check_costs
 from ..data.matrix import ScoreMatrix
 from ..device import get_device
+from ..keyed import STREAMS, RunBlock
 from ..policies import METHODS, make_policy, parse, resolved_params
 from ..progress import progress_bar
 from .seeds import run_seeds
@@ -68,6 +69,8 @@ class SimResult:
     calls: np.ndarray | None = None
     tie_tol: float = 0.0
     spend: np.ndarray | None = None
+    first_run: int = 0
+    streams: str = "shared-generator"
 
     @property
     def reps(self) -> int:
@@ -75,8 +78,9 @@ class SimResult:
 
     @property
     def run_seeds(self) -> np.ndarray:
-        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`)."""
-        return run_seeds(self.seed, self.reps)
+        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`): runs [first_run, first_run +
+        R) of the batched run with seed ``seed``."""
+        return run_seeds(self.seed, self.first_run + self.reps)[self.first_run :]
 
     @property
     def true_best(self) -> int:
@@ -141,11 +145,11 @@ def interval_tracker(policy, delta_row: float):
 
 
 def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
-                        costs=None):
+                        costs=None, first_run=0):
     """A policy whose plan depends on its budget (SySRs' phases) is run once per checkpoint budget, with the
     same seed, and the runs are stacked as if they were checkpoints."""
     runs = [simulate(method, matrix, [b], reps=reps, seed=seed, device=device, progress=progress, delta=delta,
-                     stop=stop, tie_tol=tie_tol, costs=costs, **params) for b in budgets]
+                     stop=stop, tie_tol=tie_tol, costs=costs, first_run=first_run, **params) for b in budgets]
     first = runs[0]
     cat = (lambda name: None if getattr(first, name) is None  # noqa: E731
            else np.concatenate([getattr(r, name) for r in runs]))
@@ -154,7 +158,7 @@ def _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, d
         estimates=cat("estimates"), best=cat("best"), true_means=first.true_means,
         wall_s=sum(r.wall_s for r in runs), seed=seed, device=first.device, params=first.params, delta=first.delta,
         certified=cat("certified"), best_ci=cat("best_ci"), certified_at=runs[-1].certified_at, calls=runs[-1].calls,
-        tie_tol=first.tie_tol, spend=cat("spend"),
+        tie_tol=first.tie_tol, spend=cat("spend"), first_run=first_run, streams=first.streams,
     )
 
 
@@ -186,6 +190,7 @@ def simulate(
     costs=None,
     prior=None,
     predictions=None,
+    first_run: int = 0,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -221,6 +226,10 @@ def simulate(
         the certificate's intervals (:mod:`paperlib.policies.lucb_prior`). Refused for a method that cannot use it.
     predictions : (n, m) array, optional
         A predictor's scores for the matrix's rows, instead of ``prior``.
+    first_run : int
+        Run runs [first_run, first_run + reps) of the batched run with this seed (default 0: the first ``reps``); for a
+        method with keyed streams (:mod:`paperlib.keyed`) they are exactly those runs of any larger batch, so a block
+        of runs, or one run (``reps=1, first_run=317``), can be rerun alone.
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
@@ -254,10 +263,12 @@ def simulate(
         params = {"costs": costs, **params}
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
         return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
-                                   costs)
+                                   costs, first_run)
     dev = get_device(device)
     t0 = time.perf_counter()
-    policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=seed, device=dev, **params)
+    first_run = check_scalar(first_run, "first_run", int, low=0)
+    policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=RunBlock(seed, first_run) if first_run else seed,
+                         device=dev, **params)
     cs = None
     if delta is not None:
         cs = interval_tracker(policy, float(delta) / n)
@@ -322,4 +333,5 @@ def simulate(
         calls=(torch.where(at >= 0, at, policy.pairs_told()) if stop == "certified" else policy.pairs_told()).cpu().numpy(),
         tie_tol=float(tie_tol),
         spend=np.stack(spend) if price is not None else None,
+        first_run=first_run, streams=STREAMS if policy.keyed_streams else "shared-generator",
     )

@@ -13,7 +13,7 @@ from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
-from paperlib.papers.pulse.experiments import cv_pools, pool_names
+from paperlib.papers.pulse.experiments import cv_pools, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
@@ -75,6 +75,7 @@ RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
 RACE_SPLIT_DATASETS = split_datasets(config["race"])
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
+PULSE_BLOCKS = pool_blocks(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
 COVERAGE_POOLS = coverage_pools(paper_config(config, "pulse"))
 
@@ -98,6 +99,7 @@ wildcard_constraints:
     dataset=one_of(sorted(set(DATASETS) | set(ABLATION_DATASETS) | set(RACE_DATASETS))),
     cell=one_of(ROBIN_CELLS),
     block=r"\d+",
+    fit=r"\d+",
     pool=one_of(PULSE_POOLS),
 
 

@@ -1,19 +1,60 @@
 # Tolochinsky et al. 2026, PULSE: Figures 1-4, Step 1 cross-validation, theorem checkers.
 
 
+rule pulse_fit:
+    """PULSE Step 1 on one pool's train split: the frozen example factors V, fitted once and read by every block
+    (fit 0 the authors' one fit; fit k > 0 the profile's extra fits). A temporary file: the blocks are the results."""
+    input:
+        nb="notebooks/pulse_fit.ipynb",
+    output:
+        npz=temp(f"{RES}/pulse/fits/{{pool}}.fit{{fit}}.npz"),
+    log:
+        nb=f"{LOG}/pulse_fit_{{pool}}_fit{{fit}}.log",
+        executed=f"{LOG}/notebooks/pulse_fit_{{pool}}_fit{{fit}}.ipynb",
+        progress=f"{LOG}/pulse_fit_{{pool}}_fit{{fit}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("pulse", threads=True, progress=True),
+    resources:
+        **res("pulse_fit"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+
+
+rule pulse_block:
+    """PULSE, UCB-E and Naive-Pooling: one block of runs [a, b) (``pulse.rep_block``) on one pool, each run's pick at
+    every budget. Keyed streams make the blocks exactly the runs of one batch; a killed run resumes from its finished
+    blocks. The executed notebook is a log."""
+    input:
+        nb="notebooks/pulse_block.ipynb",
+        fit=f"{RES}/pulse/fits/{{pool}}.fit0.npz",
+    output:
+        csv=f"{RES}/pulse/blocks/{{pool}}.b{{block}}.csv.gz",
+    log:
+        nb=f"{LOG}/pulse_block_{{pool}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/pulse_block_{{pool}}_b{{block}}.ipynb",
+        progress=f"{LOG}/pulse_block_{{pool}}_b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("pulse", threads=True, progress=True),
+    resources:
+        **res("pulse_block"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+
+
 rule pulse_pool:
-    """PULSE, UCB-E and Naive-Pooling on one test pool (Accuracy@t at every budget)."""
+    """One pool's blocks concatenated: Accuracy@t of PULSE, UCB-E and Naive-Pooling at every budget, and its figure."""
     input:
         nb="notebooks/pulse_pool.ipynb",
+        blocks=expand(rules.pulse_block.output.csv, block=PULSE_BLOCKS, allow_missing=True),
     output:
         nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/pools/{{pool}}.csv",
     log:
         nb=f"{LOG}/pulse_pool_{{pool}}.log",
-        progress=f"{LOG}/pulse_pool_{{pool}}.progress.log",
-    threads: THREADS
     params:
-        nb=papermill("pulse", threads=True, progress=True),
+        nb=papermill("pulse"),
     resources:
         **res("pulse_pool"),
     shell:

@@ -18,6 +18,7 @@ from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
 from ...policies import METHODS, label, parse
 from ...simulate import simulate
+from ...simulate.blocks import block_ranges
 
 
 def pool_names(cfg: dict) -> list[str]:
@@ -79,74 +80,132 @@ def method_reps(cfg: dict, method: str) -> int:
     return int(cfg.get("reps_by_method", {}).get(method, cfg["reps"]))
 
 
-def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None,
-             methods=None):
-    """The profile's methods on one pool (``methods``: only these of them, each with its seed in the profile's
-    list, so a subset run gives the rows a whole run would). Returns (long table, instance, fitted V)."""
-    ds, gap = parse_pool(name)
+def method_seed(cfg: dict, method: str) -> int:
+    """The seed of ``method``'s batch of runs on every pool: the profile's seed plus its position in ``methods``."""
+    return int(cfg["seed"]) + list(cfg["methods"]).index(method)
+
+
+def pool_blocks(cfg: dict) -> list[int]:
+    """The blocks of a pool's runs (:func:`paperlib.simulate.blocks.block_ranges` of ``rep_block`` runs): block i
+    runs runs [i rep_block, (i + 1) rep_block) of every method that has them."""
+    size = cfg.get("rep_block")
+    return list(range(max(len(block_ranges(method_reps(cfg, m), size)) for m in cfg["methods"])))
+
+
+def block_runs(cfg: dict, method: str, block: int) -> tuple[int, int] | None:
+    """Runs [a, b) of ``method`` in ``block``, or None if the method has fewer blocks."""
+    ranges = block_ranges(method_reps(cfg, method), cfg.get("rep_block"))
+    return ranges[block] if 0 <= block < len(ranges) else None
+
+
+def fit_pool(cfg: dict, name: str, device=None, fit: FitConfig | None = None, index: int = 0) -> dict:
+    """Step 1 on pool ``name``'s train split, once per pool (its own job; every block reads it): the frozen example
+    factors ``V`` (m, r) float32, the fit's configuration and seconds. ``index`` 0 is the authors' procedure (one fit,
+    the profile's seed); k > 0 an extra fit with seed + k (the profile's ``fits``)."""
+    ds, _ = parse_pool(name)
     inst = build_instance(cfg, name)
     fcfg = fit or fit_config(cfg, ds)
     t = time.perf_counter()
-    _, V = fit_factors(inst.train, cfg=fcfg, seed=int(cfg["seed"]), device=device)
-    fit_s = time.perf_counter() - t
+    _, V = fit_factors(inst.train, cfg=fcfg, seed=int(cfg["seed"]) + int(index), device=device)
+    return {"V": V.cpu().numpy(), "rank": fcfg.rank, "lam": fcfg.lam, "lr": fcfg.lr, "steps": fcfg.steps,
+            "fit_s": time.perf_counter() - t, "pool": name, "split_seed": inst.seed, "index": int(index)}
+
+
+def save_fit(path, fit: dict) -> None:
+    np.savez(path, **{k: np.asarray(v) for k, v in fit.items()})
+
+
+def load_fit(path) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: (z[k] if k == "V" else z[k].item()) for k in z.files}
+
+
+#: the per-run table of a block: one row per (method, run, budget)
+RUN_COLUMNS = ["method", "fit", "run", "run_seed", "budget", "bandit_calls", "pick", "correct", "block_wall_s",
+               "block_reps", "fit_rank", "fit_lam", "fit_s", "machine", "streams"]
+
+
+def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress: bool = True, methods=None,
+              inst: PoolInstance | None = None) -> pd.DataFrame:
+    """Block ``block`` of every method's runs on pool ``name`` with Step 1's ``fit`` (:func:`fit_pool`): runs [a, b)
+    of each method's batch (:func:`block_runs`; ``methods``: only these), each run's pick at every budget. Keyed
+    streams make the rows those of the same runs in one batch (:func:`paperlib.simulate.simulate`'s
+    ``first_run``)."""
+    inst = inst or build_instance(cfg, name)
+    if int(fit["split_seed"]) != inst.seed:
+        raise ValueError(f"the fit was made on another split of {name} (split seed {fit['split_seed']}, the pool's "
+                         f"{inst.seed})")
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
     common = dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]))
     loop = loop_params(cfg)
     machine = describe(get_device(device))
+    best = inst.test.means >= inst.test.means.max()
     frames = []
-    for i, meth in enumerate(cfg["methods"]):
+    for meth in cfg["methods"]:
+        ab = block_runs(cfg, meth, int(block))
+        if ab is None or (methods is not None and meth not in methods):
+            continue
         spec = METHODS[parse(meth)[0]]
         kw = spec.pick({**common, **loop})  # the backbone's and, for the methods with predictions, the refits'
         if spec.needs_factors:
-            kw["v"] = V.cpu().numpy()
-        if methods is not None and meth not in methods:
-            continue
-        res = simulate(meth, inst.test, bs, reps=method_reps(cfg, meth), seed=int(cfg["seed"]) + i, device=device,
+            kw["v"] = fit["V"]
+        a, b = ab
+        res = simulate(meth, inst.test, bs, reps=b - a, seed=method_seed(cfg, meth), first_run=a, device=device,
                        progress=progress, **kw)
-        acc = res.precision()
-        R = res.reps
+        C, R = res.best.shape
+        frames.append(pd.DataFrame({
+            "method": meth, "run": np.tile(np.arange(a, b), C), "run_seed": np.tile(res.run_seeds, C),
+            "budget": np.repeat(bs, R), "bandit_calls": np.repeat(np.asarray(bs) - warm, R),
+            "pick": res.best.ravel(), "correct": best[res.best.ravel()].astype(int), "block_wall_s": res.wall_s,
+            "block_reps": R, "fit": int(fit.get("index", 0)), "fit_rank": int(fit["rank"]),
+            "fit_lam": float(fit["lam"]), "fit_s": float(fit["fit_s"]), "machine": machine, "streams": res.streams}))
+    return pd.concat(frames, ignore_index=True)[RUN_COLUMNS]
+
+
+def pool_table(cfg: dict, name: str, runs: pd.DataFrame, inst: PoolInstance | None = None) -> pd.DataFrame:
+    """Accuracy@t per method and budget (Figures 1-3's table) from the per-run rows of all of a pool's blocks
+    (concatenated), checked to hold every run of every method exactly once."""
+    ds, gap = parse_pool(name)
+    inst = inst or build_instance(cfg, name)
+    n, m = inst.test.shape
+    warm, bs = budgets(cfg, n, m)
+    runs = runs[runs.fit == 0]  # the authors' one fit of V; the other fits have tables of their own
+    frames = []
+    for meth in cfg["methods"]:
+        g = runs[runs.method == meth]
+        R = method_reps(cfg, meth)
+        per = g.groupby("budget").run
+        if sorted(g.budget.unique()) != bs or not all(sorted(x) == list(range(R)) for _, x in per):
+            raise ValueError(f"{name}: the blocks do not hold runs 0..{R - 1} of {meth} once at every budget "
+                             f"({g.run.nunique()} runs, budgets {sorted(g.budget.unique())})")
+        acc = g.groupby("budget").correct.mean().reindex(bs).to_numpy()
+        first = g.drop_duplicates(["run"]).drop_duplicates(["block_wall_s", "block_reps"])  # one row per block
+        wall = float(first.block_wall_s.sum())
         frames.append(pd.DataFrame({
             "pool": name, "dataset": ds, "kind": inst.test.kind, "target_gap": np.nan if gap is None else gap,
             "realised_gap": inst.test.meta["realised_gap"], "split_seed": inst.seed, "n_models": n, "n_questions": m,
             "method": meth, "label": label(meth), "budget": bs, "bandit_calls": np.asarray(bs) - warm,
-            "accuracy": acc, "se": np.sqrt(acc * (1 - acc) / R), "reps": R, "wall_s": res.wall_s,
-            "s_per_run": res.wall_s / R, "fit_rank": fcfg.rank, "fit_lam": fcfg.lam, "fit_s": fit_s,
-            "machine": machine,
+            "accuracy": acc, "se": np.sqrt(acc * (1 - acc) / R), "reps": R, "wall_s": wall,
+            "s_per_run": wall / R, "fit_rank": int(g.fit_rank.iloc[0]), "fit_lam": float(g.fit_lam.iloc[0]),
+            "fit_s": float(g.fit_s.iloc[0]),
+            "machine": "; ".join(sorted(set(g.machine))), "streams": "; ".join(sorted(set(g.streams))),
         }))
-    return pd.concat(frames, ignore_index=True), inst, V
+    return pd.concat(frames, ignore_index=True)
 
 
-def load_pool_runs(cfg: dict, name: str, path) -> tuple[pd.DataFrame, PoolInstance]:
-    """The table :func:`run_pool` wrote for pool ``name`` elsewhere (e.g. ``benchmarks/gpu_pulse_pools.py`` on a
-    GPU), checked to be this profile's: the same pool (split seed, realised gap), every method of the profile at its
-    run count, the profile's budgets. Returns (table, instance); raises ``ValueError`` naming what differs."""
-    runs = pd.read_csv(path)
-    runs = runs[runs.pool == name].reset_index(drop=True)
-    if runs.empty:
-        raise ValueError(f"{path} has no rows of pool {name!r}")
+def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitConfig | None = None,
+             methods=None):
+    """The profile's methods on one pool in one process: Step 1 (:func:`fit_pool`), every block
+    (:func:`run_block`), the table (:func:`pool_table`); the DAG runs the same calls as jobs of their own.
+    ``methods``: only these of them, each with its seed from its position in the profile's list, so a subset run
+    gives the rows a whole run would. Returns (table, instance, fitted V)."""
     inst = build_instance(cfg, name)
-    n, m = inst.test.shape
-    _, bs = budgets(cfg, n, m)
-    problems = []
-    if int(runs.split_seed.iloc[0]) != inst.seed or not np.isclose(runs.realised_gap.iloc[0],
-                                                                  inst.test.meta["realised_gap"]):
-        problems.append(f"another pool (split seed {runs.split_seed.iloc[0]}, this profile's {inst.seed})")
-    for meth in cfg["methods"]:
-        rows = runs[runs.method == meth]
-        if rows.empty:
-            problems.append(f"no rows of {meth}")
-            continue
-        if sorted(rows.budget.tolist()) != bs:
-            problems.append(f"{meth} at budgets {sorted(rows.budget.tolist())}, the profile's are {bs}")
-        if int(rows.reps.iloc[0]) != method_reps(cfg, meth):
-            problems.append(f"{meth} at {int(rows.reps.iloc[0])} runs, the profile's {method_reps(cfg, meth)}")
-    extra = sorted(set(runs.method) - set(cfg["methods"]))
-    if extra:
-        problems.append(f"methods not in the profile: {', '.join(extra)}")
-    if problems:
-        raise ValueError(f"{path} is not this profile's table of {name}: " + "; ".join(problems))
-    return runs, inst
+    f = fit_pool(cfg, name, device=device, fit=fit)
+    runs = pd.concat([run_block(cfg, name, b, f, device=device, progress=progress, methods=methods, inst=inst)
+                      for b in pool_blocks(cfg)], ignore_index=True)
+    sub = cfg if methods is None else {**cfg, "methods": [x for x in cfg["methods"] if x in methods]}
+    return pool_table(sub, name, runs, inst), inst, f["V"]
 
 
 def calls_to_accuracy(calls, acc, level: float) -> float:

@@ -13,6 +13,7 @@ from ... import data
 from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table, settle_table
 from ...policies import METHODS, label, parse
 from ...simulate import budgets_from_fracs, simulate
+from ...simulate.blocks import block_ranges
 
 MAIN_METRIC = "top1 gap eps=0.01"
 
@@ -39,7 +40,7 @@ def rep_blocks(cfg: dict, method: str) -> list[int]:
     no ``rep_block``."""
     reps = int(cfg["reps"][method])
     size = int((cfg.get("rep_block_by_method") or {}).get(method) or cfg.get("rep_block") or reps)
-    return [min(size, reps - start) for start in range(0, reps, size)]
+    return [b - a for a, b in block_ranges(reps, size)]
 
 
 def n_blocks(cfg: dict) -> int:
