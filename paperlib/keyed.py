@@ -7,9 +7,10 @@ uses must be a function of run r's seed and of what run r has done, never of the
 can: the j-th number of run r's c-th draw is ``h(key_r, c, j)``, one hash per number, vectorised over the
 repetitions and the positions (JAX's keyed randomness, Salmon et al. 2011's counter-based generators).
 
-The hash is SplitMix64 (Steele, Lea and Flood 2014): the 64-bit finaliser ``mix`` applied to a Weyl sequence
-``base + (j + 1) * gamma`` whose ``base = mix(key ^ mix(purpose, counter))`` names the (run, purpose, draw). SplitMix64
-passes BigCrush as a generator; here each (run, draw) is one SplitMix64 stream of its own. It is written out on int64
+The generator is SplitMix64 (Steele, Lea and Flood 2014): number i of a stream with seed s is ``mix(s + (i + 1) *
+gamma)``, ``mix`` its 64-bit finaliser, and SplitMix64 passes BigCrush. Each (run, purpose) is one SplitMix64 stream,
+seeded by ``mix(mix(key ^ salt(purpose)))``, and the j-th number of its c-th draw is its number ``c 2^32 + j``: one
+finaliser per number, so a draw costs a handful of integer operations per number. It is written out on int64
 tensors (a few integer operations per number) because no library offers a counter-based generator on torch tensors
 that is vectorised over per-row keys: torch's Philox lives inside its CUDA generator and takes one seed per tensor.
 The same integer arithmetic runs on CPU and CUDA, so a run draws the same numbers on both.
@@ -120,7 +121,8 @@ class KeyedStream:
         self.counter = torch.zeros_like(keys)
         self._all = torch.arange(keys.shape[0], device=self.device)
         salt = (self.purpose * 0x632BE59BD9B4E019 + 0x2545F4914F6CDD1D) % (1 << 64)
-        self._salt = salt - (1 << 64) if salt >= 1 << 63 else salt  # as a signed int64
+        salt = salt - (1 << 64) if salt >= 1 << 63 else salt  # as a signed int64
+        self._seed = mix(mix(keys ^ salt))  # each repetition's SplitMix64 seed for this purpose
 
     @classmethod
     def for_runs(cls, seed, reps: int, purpose: int, device=None) -> KeyedStream:
@@ -141,14 +143,17 @@ class KeyedStream:
         return self.bits_at(rows, pos.expand(rows.shape[0], size), advance=reps).view(-1, *shape)
 
     def bits_at(self, rows: torch.Tensor, pos: torch.Tensor, advance: torch.Tensor | None = None) -> torch.Tensor:
-        """(N, W) int64: element [i, j] is number ``pos[i, j]`` (>= 0) of the current draw of repetition ``rows[i]``.
+        """(N, W) int64: element [i, j] is number ``pos[i, j]`` (0 <= pos < 2^32) of the current draw of repetition
+        ``rows[i]``.
 
         Several rows may belong to one repetition (one row per short (repetition, model), say); then give each of
         them its own positions. Afterwards the counters of ``advance`` (distinct repetitions; default: every
         repetition) move on by one: the repetitions this draw was for, whether or not they got any numbers."""
-        keys, counter = self.keys.index_select(0, rows), self.counter.index_select(0, rows)
-        base = mix(keys ^ mix(counter * _GAMMA + self._salt))
-        out = mix(base[:, None] + (pos + 1) * _GAMMA)
+        if rows is self._all:
+            seed, counter = self._seed, self.counter
+        else:
+            seed, counter = self._seed.index_select(0, rows), self.counter.index_select(0, rows)
+        out = mix((seed + (counter << 32) * _GAMMA)[:, None] + (pos + 1) * _GAMMA)
         if advance is None:
             self.counter += 1
         else:

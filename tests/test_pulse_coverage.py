@@ -134,31 +134,39 @@ def test_one_pool_job_equals_its_part_of_the_whole_check():
     pd.testing.assert_frame_equal(ratios[ratios.pool == pools[-1]].reset_index(drop=True), one_r)
 
 
-def test_coverage_tables_computed_elsewhere_are_checked_against_the_profile(tmp_path):
-    """The coverage of a pool run on a GPU (benchmarks/gpu_declared_jobs.py) is shown only if it is this profile's:
-    every kind, the profile's run count, delta and checkpoints; otherwise refused by name."""
+def test_coverage_in_blocks_is_the_coverage_of_one_batch(tmp_path):
+    """Issue 67: Theorem 1's bandit check run as blocks of 4 runs (each its own call, saved and read back, Step 1
+    read from the pool's fit) gives exactly the cells, summary and ratios of one batch of 10; a missing block is
+    refused by name."""
     import pandas as pd
 
-    from paperlib.papers.pulse.coverage import KINDS, load_pool_coverage, write_summary
-    from paperlib.papers.pulse.experiments import budgets, build_instance
+    from paperlib.papers.pulse import experiments as E
+    from paperlib.papers.pulse.coverage import (
+        coverage_block,
+        coverage_blocks,
+        load_cells,
+        pool_coverage_from_cells,
+        save_cells,
+    )
     from paperlib.pipeline.config import smoke_config
 
     cfg = smoke_config("pulse")
     pool = cfg["theory"]["bandit"]["pools"][0]
-    b = cfg["theory"]["bandit"]
-    n_budgets = len(budgets(cfg, *build_instance(cfg, pool).test.shape)[1])
-    s = pd.DataFrame([dict(summary(), pool=pool, kind=k, runs=int(b["reps"]), delta=float(b["delta"]),
-                           checkpoints=n_budgets, machine="a GPU") for k in KINDS])
-    r = pd.DataFrame([dict(pool=pool, kind=k, med=0.1) for k in KINDS])
-    write_summary(s, tmp_path / "s.csv")
-    r.to_csv(tmp_path / "r.csv", index=False)
-    got, ratios = load_pool_coverage(cfg, pool, tmp_path / "s.csv", tmp_path / "r.csv")
-    assert list(got.kind) == list(KINDS) and got.machine.iloc[0] == "a GPU" and len(ratios) == 3
-    more = {**cfg, "theory": {**cfg["theory"], "bandit": {**b, "reps": int(b["reps"]) + 1}}}
-    with pytest.raises(ValueError, match=f"runs \\[{int(b['reps'])}\\], the profile's {int(b['reps']) + 1}"):
-        load_pool_coverage(more, pool, tmp_path / "s.csv", tmp_path / "r.csv")
-    write_summary(s[s.kind != "adversarial"], tmp_path / "s.csv")
-    with pytest.raises(ValueError, match="kinds"):
-        load_pool_coverage(cfg, pool, tmp_path / "s.csv", tmp_path / "r.csv")
-    with pytest.raises(ValueError, match="no rows of pool"):
-        load_pool_coverage(cfg, "another-pool", tmp_path / "s.csv", tmp_path / "r.csv")
+    fit = E.fit_pool(cfg, pool, device="cpu")
+    whole = coverage_block(cfg, pool, 0, fit, device="cpu")  # no rep_block: one block of all 10 runs
+    blocked = {**cfg, "rep_block": 4}
+    assert coverage_blocks(blocked) == [0, 1, 2]
+    for b in (2, 0, 1):
+        save_cells(tmp_path / f"b{b}.npz", coverage_block(blocked, pool, b, fit, device="cpu"))
+    cells = pd.concat([load_cells(tmp_path / f"b{b}.npz") for b in range(3)], ignore_index=True)
+    key = ["kind", "budget", "run", "model"]
+    cols = [*key, "K", "err", "V", "lam", "n_examples", "pool", "data"]
+    pd.testing.assert_frame_equal(cells.sort_values(key).reset_index(drop=True)[cols],
+                                  whole.sort_values(key).reset_index(drop=True)[cols], check_dtype=False)
+    a, ra = pool_coverage_from_cells(blocked, pool, cells)
+    b, rb = pool_coverage_from_cells(cfg, pool, whole)
+    keep = [c for c in a.columns if c != "runs_any_ci"]
+    pd.testing.assert_frame_equal(a[keep], b[keep])
+    pd.testing.assert_frame_equal(ra, rb)
+    with pytest.raises(ValueError, match="do not hold runs 0..9"):
+        pool_coverage_from_cells(blocked, pool, cells[cells.run >= 4])

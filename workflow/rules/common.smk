@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
 from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
-from paperlib.papers.pulse.coverage import coverage_pools
+from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
 from paperlib.papers.pulse.experiments import cv_pools, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import split_datasets
@@ -78,6 +78,7 @@ PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 PULSE_BLOCKS = pool_blocks(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
 COVERAGE_POOLS = coverage_pools(paper_config(config, "pulse"))
+COVERAGE_BLOCKS = coverage_blocks(paper_config(config, "pulse"))
 
 
 RESOURCE_DEFAULTS = {"mem_mb": 4000, "runtime": 45, "gpu": 0}

@@ -140,10 +140,32 @@ rule pulse_theory:
         NOTEBOOK
 
 
+rule pulse_coverage_block:
+    """PULSE Theorem 1 inside the running bandit: one block of runs on one pool, the three kinds of predictions (the
+    cells before the radius, which needs every run: a temporary output, the pool's summary is the result)."""
+    input:
+        nb="notebooks/pulse_coverage_block.ipynb",
+        fit=f"{RES}/pulse/fits/{{pool}}.fit0.npz",
+    output:
+        cells=temp(f"{RES}/pulse/coverage/blocks/{{pool}}.b{{block}}.npz"),
+    log:
+        nb=f"{LOG}/pulse_coverage_block_{{pool}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/pulse_coverage_block_{{pool}}_b{{block}}.ipynb",
+        progress=f"{LOG}/pulse_coverage_block_{{pool}}_b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("pulse", threads=True, progress=True),
+    resources:
+        **res("pulse_coverage_block"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+
+
 rule pulse_coverage_pool:
-    """PULSE Theorem 1 inside the running bandit on one pool: the three kinds of predictions (one job per pool)."""
+    """PULSE Theorem 1 inside the running bandit on one pool: its blocks' cells, Theorem 1's radius, the summary."""
     input:
         nb="notebooks/pulse_coverage_pool.ipynb",
+        blocks=expand(rules.pulse_coverage_block.output.cells, block=COVERAGE_BLOCKS, allow_missing=True),
     output:
         nb=f"{RES}/notebooks/pulse_coverage_pool_{{pool}}.ipynb",
         summary=f"{RES}/pulse/coverage/{{pool}}.csv",

@@ -26,8 +26,10 @@ import torch
 
 from ...data.pools import PoolInstance
 from ...device import get_device
+from ...keyed import RunBlock
 from ...lowrank import fit_factors
 from ...policies.pulse import PULSE, DoublyRobust
+from ...simulate.blocks import block_ranges
 from ...stats import clopper_pearson
 from .experiments import budgets, build_instance, fit_config, loop_params, parse_pool
 from .theory import freedman_radius
@@ -75,17 +77,30 @@ def coverage_probe(n, m, budget, scores, flip=False, reps=1, device=None, **kw) 
                  observer=CoverageObserver(scores, reps, dev), **kw)
 
 
-def pool_factors(cfg: dict, pool: str, device=None) -> tuple[PoolInstance, np.ndarray]:
-    """The pool and the frozen example factors V fitted on its train split (Step 1), as ``run_pool`` fits them."""
+def pool_factors(cfg: dict, pool: str, device=None, fit: dict | None = None) -> tuple[PoolInstance, np.ndarray]:
+    """The pool and the frozen example factors V fitted on its train split (Step 1): ``fit`` (the pool's
+    :func:`paperlib.papers.pulse.experiments.fit_pool`, the file every block of the pool reads) or fitted here the
+    same way."""
     inst = build_instance(cfg, pool)
+    if fit is not None:
+        if int(fit["split_seed"]) != inst.seed:
+            raise ValueError(f"the fit was made on another split of {pool}")
+        return inst, np.asarray(fit["V"])
     _, V = fit_factors(inst.train, cfg=fit_config(cfg, parse_pool(pool)[0]), seed=int(cfg["seed"]), device=device)
     return inst, V.cpu().numpy()
 
 
-def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> pd.DataFrame:
+def coverage_blocks(cfg: dict) -> list[int]:
+    """The blocks of the coverage check's ``theory.bandit.reps`` runs (the pools' ``rep_block``)."""
+    return list(range(len(block_ranges(int(cfg["theory"]["bandit"]["reps"]), cfg.get("rep_block")))))
+
+
+def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None, block: int | None = None) -> pd.DataFrame:
     """One (pool, kind): errors, K and V_i of every (run, model) at every checkpoint of the profile's budgets.
 
     ``fitted``: the :func:`pool_factors` of ``pool``, if already made (they are the same for every kind).
+    ``block``: only that block of the runs (:func:`coverage_blocks`); PULSE's keyed streams make them exactly those
+    runs of the whole batch, so the blocks' cells concatenated are the whole run's.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind of predictions {kind!r}; choose from {KINDS}")
@@ -96,21 +111,25 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None) -> p
         V = V[np.random.default_rng([seed, 17]).permutation(V.shape[0])]
     n, m = inst.test.shape
     _, bs = budgets(cfg, n, m)
-    reps = int(cfg["theory"]["bandit"]["reps"])
-    policy = coverage_probe(n, m, bs[-1], inst.test.scores, flip=kind == "adversarial", reps=reps, seed=seed + 11,
+    total = int(cfg["theory"]["bandit"]["reps"])
+    a, b = (0, total) if block is None else block_ranges(total, cfg.get("rep_block"))[int(block)]
+    reps = b - a
+    policy = coverage_probe(n, m, bs[-1], inst.test.scores, flip=kind == "adversarial", reps=reps,
+                            seed=RunBlock(seed + 11, a) if a else seed + 11,
                             device=dev, v=V, batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]),
                             **loop_params(cfg))
     probe = policy.observer
     S = torch.tensor(inst.test.scores, device=dev)  # a copy: the pool's array is read-only
     mu = inst.test.means
     frames = []
-    for b in bs:
-        while policy.spent < b:
-            req = policy.ask(limit=b - policy.spent)
+    for budget in bs:
+        while policy.spent < budget:
+            req = policy.ask(limit=budget - policy.spent)
             policy.tell(req, req.take(S))
         K = policy.n_theta.cpu().numpy()
         frames.append(pd.DataFrame({
-            "pool": pool, "data": inst.test.kind, "kind": kind, "budget": b, "run": np.repeat(np.arange(reps), n), "model": np.tile(np.arange(n), reps),
+            "pool": pool, "data": inst.test.kind, "kind": kind, "budget": budget, "run": np.repeat(np.arange(a, a + reps), n),
+            "model": np.tile(np.arange(n), reps),
             "K": K.ravel().astype(int), "err": np.abs(policy.estimate().cpu().numpy() - mu[None, :]).ravel(),
             "V": (probe.vz_sum.cpu().numpy() / K).ravel(), "n_examples": m,
             "lam": (probe.lam_sum / probe.lam_steps).cpu().numpy().ravel()}))
@@ -216,40 +235,55 @@ def pool_coverage(cfg: dict, pool: str, device=None) -> tuple[pd.DataFrame, pd.D
     The bootstrap seed depends on the pool's position in ``theory.bandit.pools``, so a pool's job gives the same
     table alone or within :func:`coverage_checks`.
     """
-    b = cfg["theory"]["bandit"]
     fitted = pool_factors(cfg, pool, get_device(device))
-    cells = pd.concat([add_radius(run_coverage(cfg, pool, k, device, fitted), float(b["delta"])) for k in KINDS],
+    cells = pd.concat([run_coverage(cfg, pool, k, device, fitted) for k in KINDS], ignore_index=True)
+    return pool_coverage_from_cells(cfg, pool, cells)
+
+
+#: the columns of a coverage block's cells (one row per kind, run, model and checkpoint)
+CELL_COLUMNS = ("kind", "budget", "run", "model", "K", "err", "V", "lam")
+
+
+def coverage_block(cfg: dict, pool: str, block: int, fit: dict | None = None, device=None) -> pd.DataFrame:
+    """One block of the coverage runs on ``pool``, every kind of predictions: the cells before Theorem 1's radius
+    (which needs every run: :func:`pool_coverage_from_cells`)."""
+    fitted = pool_factors(cfg, pool, get_device(device), fit)
+    return pd.concat([run_coverage(cfg, pool, k, device, fitted, block=block) for k in KINDS], ignore_index=True)
+
+
+def save_cells(path, cells: pd.DataFrame) -> None:
+    """A block's cells as compressed arrays (about a million rows a block: a CSV would be slow and large)."""
+    meta = {c: str(cells[c].iloc[0]) for c in ("pool", "data")}
+    np.savez_compressed(path, kinds=np.asarray(KINDS), kind=cells.kind.map(KINDS.index).to_numpy(np.int8),
+                        budget=cells.budget.to_numpy(np.int64), run=cells.run.to_numpy(np.int32),
+                        model=cells.model.to_numpy(np.int32), K=cells.K.to_numpy(np.int32),
+                        err=cells.err.to_numpy(np.float64), V=cells.V.to_numpy(np.float64),
+                        lam=cells.lam.to_numpy(np.float64), n_examples=int(cells.n_examples.iloc[0]),
+                        meta=np.asarray([meta["pool"], meta["data"]]))
+
+
+def load_cells(path) -> pd.DataFrame:
+    with np.load(path, allow_pickle=False) as z:
+        kinds = [str(k) for k in z["kinds"]]
+        pool, data = (str(x) for x in z["meta"])
+        return pd.DataFrame({"pool": pool, "data": data, "kind": np.asarray(kinds)[z["kind"]], "budget": z["budget"],
+                             "run": z["run"], "model": z["model"], "K": z["K"], "err": z["err"], "V": z["V"],
+                             "n_examples": int(z["n_examples"]), "lam": z["lam"]})
+
+
+def pool_coverage_from_cells(cfg: dict, pool: str, cells: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The violation summary and ratio box statistics of one pool from all of its blocks' cells (concatenated):
+    what :func:`pool_coverage` computes in one process. Refuses cells that miss a run or hold one twice."""
+    b = cfg["theory"]["bandit"]
+    total = int(b["reps"])
+    for kind in KINDS:
+        runs = cells[cells.kind == kind].groupby(["budget", "model"]).run
+        if not len(runs) or runs.nunique().min() != total or runs.size().max() != total:
+            raise ValueError(f"{pool}: the blocks do not hold runs 0..{total - 1} of the {kind} predictions once")
+    cells = pd.concat([add_radius(cells[cells.kind == k].reset_index(drop=True), float(b["delta"])) for k in KINDS],
                       ignore_index=True)
     seed = int(cfg["seed"]) + 1000 * list(b["pools"]).index(pool)
     return violation_summary(cells, seed=seed), ratio_stats(cells)
-
-
-def load_pool_coverage(cfg: dict, pool: str, summary_path, ratio_path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The tables :func:`pool_coverage` wrote for ``pool`` elsewhere (``benchmarks/gpu_declared_jobs.py`` on a GPU),
-    checked to be this profile's: the pool, every kind of predictions, ``theory.bandit.reps`` runs and its delta,
-    the profile's number of checkpoints. Returns (summary, ratios) as :func:`pool_coverage` does; raises
-    ``ValueError`` naming what differs."""
-    b = cfg["theory"]["bandit"]
-    summary = read_summaries([summary_path])
-    summary = summary[summary.pool == pool].reset_index(drop=True)
-    ratios = pd.read_csv(ratio_path)
-    ratios = ratios[ratios.pool == pool].reset_index(drop=True)
-    if summary.empty:
-        raise ValueError(f"{summary_path} has no rows of pool {pool!r}")
-    inst = build_instance(cfg, pool)
-    problems = []
-    if sorted(summary.kind) != sorted(KINDS) or sorted(ratios.kind) != sorted(KINDS):
-        problems.append(f"kinds {sorted(summary.kind)} (ratios {sorted(ratios.kind)}), the check's are {sorted(KINDS)}")
-    if set(summary.runs) != {int(b["reps"])}:
-        problems.append(f"runs {sorted(set(summary.runs))}, the profile's {int(b['reps'])}")
-    if not np.allclose(summary.delta, float(b["delta"])):
-        problems.append(f"delta {sorted(set(summary.delta))}, the profile's {b['delta']}")
-    n_budgets = len(budgets(cfg, *inst.test.shape)[1])
-    if set(summary.checkpoints) != {n_budgets}:
-        problems.append(f"checkpoints {sorted(set(summary.checkpoints))}, the profile's {n_budgets}")
-    if problems:
-        raise ValueError(f"{summary_path} is not this profile's coverage table of {pool}: " + "; ".join(problems))
-    return summary, ratios
 
 
 def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
