@@ -189,3 +189,40 @@ class KeyedStream:
 def is_keyed(gen) -> bool:
     """Whether ``gen`` is a :class:`KeyedStream` (else a ``torch.Generator`` shared by the repetitions)."""
     return isinstance(gen, KeyedStream)
+
+
+def _rows(gen: KeyedStream, shape: tuple, reps) -> None:
+    want = gen.reps if reps is None else reps.shape[0]
+    if not shape or shape[0] != want:
+        raise ValueError(f"keyed numbers need one row per repetition drawn for ({want}), got shape {shape}")
+
+
+def uniform(gen, shape, reps: torch.Tensor | None = None, dtype=torch.float32, device=None) -> torch.Tensor:
+    """Uniform [0, 1) numbers of ``shape``, whose first dimension is the repetitions (all of them, or those in ``reps``,
+    distinct): from each repetition's keyed stream when ``gen`` is a :class:`KeyedStream` (row i from repetition
+    ``reps[i]``'s), else from a shared ``torch.Generator`` (``reps`` then only sizes the draw)."""
+    shape = _shape(shape)
+    if is_keyed(gen):
+        _rows(gen, shape, reps)
+        return gen.random(shape[1:], reps=reps, dtype=dtype)
+    return torch.rand(shape, generator=gen, dtype=dtype, device=device)
+
+
+def normal(gen, shape, reps: torch.Tensor | None = None, dtype=torch.float32, device=None) -> torch.Tensor:
+    """Standard normal numbers of ``shape``, first dimension the repetitions, as :func:`uniform`."""
+    shape = _shape(shape)
+    if is_keyed(gen):
+        _rows(gen, shape, reps)
+        return gen.normal(shape[1:], reps=reps, dtype=dtype)
+    return torch.randn(shape, generator=gen, dtype=dtype, device=device)
+
+
+def skip(gen, reps: torch.Tensor | None = None) -> None:
+    """Move the keyed streams of ``reps`` (default: all) on by one draw without drawing: for a draw that a batch makes
+    on one path and not on another, so that every repetition's counter moves the same way on both. Nothing for a shared
+    ``torch.Generator``."""
+    if is_keyed(gen):
+        if reps is None:
+            gen.counter += 1
+        else:
+            gen.counter.index_add_(0, reps, torch.ones_like(reps, dtype=torch.int64))

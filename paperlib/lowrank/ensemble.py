@@ -6,14 +6,19 @@ import math
 
 import torch
 
+from ..keyed import is_keyed
 
-def bernoulli_positions(reps: int, members: int, length: int, p: float, gen: torch.Generator, device):
+
+def bernoulli_positions(reps: int, members: int, length: int, p: float, gen, device):
     """Where ``torch.rand(reps, members, length) < p`` is true, as ``nonzero(as_tuple=True)`` lists it.
 
     Draws the gaps between successes (geometric: floor(log U / log(1 - p)) failures before each
     success) instead of one uniform per entry, so it costs O(p x entries) rather than O(entries):
     the same i.i.d. Bernoulli(p) law, about 20x fewer draws at p = 0.05. Rows whose drawn gaps do
-    not reach ``length`` (a 6-sigma event per chunk) get another chunk.
+    not reach ``length`` (a 6-sigma event per chunk) get another chunk. With keyed streams
+    (:class:`paperlib.keyed.KeyedStream`) a member's gaps are numbers of its repetition's stream at fixed positions,
+    and every repetition's counter moves on once, so a repetition's positions never depend on how many chunks another
+    repetition needed. Lengths up to 2^24 per member.
     """
     empty = torch.zeros(0, dtype=torch.long, device=device)
     if p <= 0 or length == 0:
@@ -27,12 +32,25 @@ def bernoulli_positions(reps: int, members: int, length: int, p: float, gen: tor
     log_q = math.log1p(-p)
     pos = torch.full((rows, 0), -1, dtype=torch.long, device=device)
     last = torch.full((rows,), -1, dtype=torch.long, device=device)
+    keyed = is_keyed(gen)
+    if keyed:  # one draw of each repetition's stream: member i's c-th chunk is its numbers (i S + c chunk + j)
+        who = torch.arange(reps, device=device).repeat_interleave(members)
+        at = (torch.arange(rows, device=device) % members)[:, None] * (1 << 24) + torch.arange(chunk, device=device)
+        none = torch.zeros(0, dtype=torch.long, device=device)
+    c = 0
     while bool((last < length - 1).any()):
-        u = 1.0 - torch.rand((rows, chunk), generator=gen, device=device, dtype=torch.float64)
+        if keyed:
+            bits = gen.bits_at(who, at + c * chunk, advance=none)  # the counters move on once, after the loop
+            u = 1.0 - ((bits >> 11) & ((1 << 53) - 1)).to(torch.float64) * 2.0**-53
+            c += 1
+        else:
+            u = 1.0 - torch.rand((rows, chunk), generator=gen, device=device, dtype=torch.float64)
         gaps = torch.floor(torch.log(u) / log_q).long() + 1
         new = last[:, None] + gaps.cumsum(dim=1)
         pos = torch.cat([pos, new], dim=1)
         last = new[:, -1]
+    if keyed:
+        gen.counter += 1
     row, j = (pos < length).nonzero(as_tuple=True)
     return row // members, row % members, pos[row, j]
 
@@ -89,8 +107,12 @@ class LowRankEnsemble:
 
     def _init_factors(self):
         r, k = self.rank, self.ensemble
-        self.u = 0.1 * torch.randn((self.reps, k, self.n, r), generator=self.gen, device=self.device)
-        self.v = 0.5 * torch.randn((self.reps, k, self.m, r), generator=self.gen, device=self.device)
+        if is_keyed(self.gen):
+            self.u = 0.1 * self.gen.normal((k, self.n, r))
+            self.v = 0.5 * self.gen.normal((k, self.m, r))
+        else:
+            self.u = 0.1 * torch.randn((self.reps, k, self.n, r), generator=self.gen, device=self.device)
+            self.v = 0.5 * torch.randn((self.reps, k, self.m, r), generator=self.gen, device=self.device)
         self.v[..., 0] = 1.0 + 0.1 * self.v[..., 0]
 
     @staticmethod
@@ -105,10 +127,12 @@ class LowRankEnsemble:
         """
         reps, k, cols, r = other.shape
         rows = oe.shape[1]
-        stacked = other.permute(0, 2, 1, 3).reshape(reps, cols, k * r)
-        rhs = (oe @ stacked).view(reps, rows, k, r).permute(0, 2, 1, 3).contiguous()
+        # contiguous operands: a batched product reads a strided one differently with the number of repetitions,
+        # which would round a repetition's solution differently with R (run r of a batch is exactly its run alone)
+        stacked = other.permute(0, 2, 1, 3).reshape(reps, cols, k * r).contiguous()
+        rhs = torch.bmm(oe, stacked).view(reps, rows, k, r).permute(0, 2, 1, 3).contiguous()
         outer = self._outer(other)
-        gram = (o @ outer.permute(0, 2, 1, 3).reshape(reps, cols, k * r * r))
+        gram = torch.bmm(o, outer.permute(0, 2, 1, 3).reshape(reps, cols, k * r * r).contiguous())
         gram = gram.view(reps, rows, k, r * r).permute(0, 2, 1, 3).contiguous()
         if drop_val.numel():
             vv = other.reshape(-1, r).index_select(0, other_at)
@@ -146,11 +170,11 @@ class LowRankEnsemble:
             v = self._half_step(oe_t, o_t, u, at_v, at_u, d_val)
         self.u, self.v = u, v
         k, r = self.ensemble, self.rank
-        us = u.permute(0, 2, 1, 3).reshape(self.reps, self.n, k * r)
-        vs = v.permute(0, 2, 1, 3).reshape(self.reps, self.m, k * r)
-        mean = us @ vs.transpose(1, 2) / k
-        uo = self._outer(u).permute(0, 2, 1, 3).reshape(self.reps, self.n, k * r * r)
-        vo = self._outer(v).permute(0, 2, 1, 3).reshape(self.reps, self.m, k * r * r)
-        second = uo @ vo.transpose(1, 2) / k
+        us = u.permute(0, 2, 1, 3).reshape(self.reps, self.n, k * r).contiguous()
+        vs = v.permute(0, 2, 1, 3).reshape(self.reps, self.m, k * r).transpose(1, 2).contiguous()
+        mean = torch.bmm(us, vs) / k
+        uo = self._outer(u).permute(0, 2, 1, 3).reshape(self.reps, self.n, k * r * r).contiguous()
+        vo = self._outer(v).permute(0, 2, 1, 3).reshape(self.reps, self.m, k * r * r).transpose(1, 2).contiguous()
+        second = torch.bmm(uo, vo) / k
         std = (second - mean * mean).clamp(min=0).sqrt()
         return mean, torch.where(obs.mask, torch.zeros_like(std), std)

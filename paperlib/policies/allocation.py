@@ -37,7 +37,8 @@ import numpy as np
 import torch
 
 from ..checks import check_delta, check_scalar
-from ..device import get_device, make_generator
+from ..device import get_device
+from ..keyed import KeyedStream, uniform
 from ..pickling import KeepsViews
 from .base import BudgetExhaustedError, RequestBook, next_request_id, refuse_complex
 
@@ -104,7 +105,7 @@ def variance_ucb(var: torch.Tensor, n: torch.Tensor, L: float) -> torch.Tensor:
     return torch.where(informative & (shrink > 0), var / shrink.clamp(min=1e-300), torch.full_like(var, torch.inf))
 
 
-def robin_sequence(variances, B: int, reps: int, gen: torch.Generator, device) -> torch.Tensor:
+def robin_sequence(variances, B: int, reps: int, gen, device) -> torch.Tensor:
     """The first B queries of ROBIN (Alg. 1) for each repetition, shape (R, B), long.
 
     Entries sigma_i^2 / k for k = 0..ceil(lambda_i B) (k = 0 is +inf) are sorted in decreasing
@@ -115,7 +116,7 @@ def robin_sequence(variances, B: int, reps: int, gen: torch.Generator, device) -
     K = var.shape[0]
     total = float(var.sum())
     if total <= 0:
-        order = torch.argsort(torch.rand(reps, K, generator=gen, device=device), dim=1)
+        order = torch.argsort(uniform(gen, (reps, K), device=device), dim=1)
         return order[:, torch.arange(B, device=device) % K]
     cap = torch.where(var > 0, torch.ceil(var / total * B).long() + 1, torch.zeros_like(var, dtype=torch.long))
     sizes = cap + 1
@@ -123,7 +124,7 @@ def robin_sequence(variances, B: int, reps: int, gen: torch.Generator, device) -
     start = torch.cumsum(sizes, 0) - sizes
     k = torch.arange(arm.shape[0], device=device) - start[arm]
     prio = torch.where(k == 0, torch.full_like(var[arm], torch.inf), var[arm] / k.clamp(min=1))
-    key = torch.rand(reps, arm.shape[0], generator=gen, device=device)
+    key = uniform(gen, (reps, arm.shape[0]), device=device)
     idx1 = torch.argsort(key, dim=1)
     idx2 = torch.argsort(-prio[idx1], dim=1, stable=True)
     order = idx1.gather(1, idx2[:, :B])
@@ -171,11 +172,11 @@ class AllocationPolicy(KeepsViews):
         self.K, self.reps = K, reps
         self.budget = check_judge_budget(budget, self.K)
         self.device = get_device(device)
-        self.gen = make_generator(seed, self.device)
+        self.gen = KeyedStream.for_runs(seed, self.reps, purpose=0, device=self.device)  # run r's own stream
         z = torch.zeros(self.reps, self.K, dtype=torch.float64, device=self.device)
         self.n, self.s1, self.s2 = z.clone(), z.clone(), z.clone()
-        self.order = torch.argsort(torch.rand(self.reps, self.K, generator=self.gen, device=self.device), dim=1)
-        u = torch.rand(self.reps, self.K, generator=self.gen, dtype=torch.float64, device=self.device)
+        self.order = torch.argsort(uniform(self.gen, (self.reps, self.K), device=self.device), dim=1)
+        u = uniform(self.gen, (self.reps, self.K), dtype=torch.float64, device=self.device)
         self.tiefactor = 1.0 + 1e-9 * u
         self._r = torch.arange(self.reps, device=self.device)
         self.spent = 0

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ..device import get_device, make_generator
-from ..keyed import KeyedStream, RunBlock, is_keyed
+from ..keyed import KeyedStream, RunBlock, uniform
 from ..pickling import KeepsViews
 
 
@@ -158,20 +158,16 @@ def check_budget(budget: int, n: int, m: int) -> int:
     return budget
 
 
-def uniform_like(values: torch.Tensor, gen) -> torch.Tensor:
-    """Uniform float32 noise of ``values``' shape (R, ...): from each repetition's keyed stream when ``gen`` is a
-    :class:`paperlib.keyed.KeyedStream` (row r from repetition r's), else from the shared ``torch.Generator``."""
-    if is_keyed(gen):
-        if values.shape[0] != gen.reps:
-            raise ValueError(f"keyed noise needs one row per repetition ({gen.reps}), got shape {tuple(values.shape)}")
-        return gen.random(values.shape[1:])
-    return torch.rand(values.shape, generator=gen, device=values.device)
+def uniform_like(values: torch.Tensor, gen, reps: torch.Tensor | None = None) -> torch.Tensor:
+    """Uniform float32 noise of ``values``' shape (R, ...) (:func:`uniform`; ``reps``: the repetitions of its rows)."""
+    return uniform(gen, values.shape, reps, device=values.device)
 
 
-def random_argmax(values: torch.Tensor, gen) -> torch.Tensor:
-    """Row-wise argmax over the last dim with ties broken uniformly at random."""
+def random_argmax(values: torch.Tensor, gen, reps: torch.Tensor | None = None) -> torch.Tensor:
+    """Row-wise argmax over the last dim with ties broken uniformly at random (``reps``: the repetitions of the rows,
+    when not all of them)."""
     top = values.max(dim=-1, keepdim=True).values
-    noise = uniform_like(values, gen)
+    noise = uniform_like(values, gen, reps)
     return torch.where(values == top, noise, torch.full_like(noise, -1.0)).argmax(dim=-1)
 
 
@@ -216,7 +212,7 @@ class Policy(KeepsViews, ABC):
     #: True when every random number of repetition r comes from its own keyed stream (``self.gen`` is a
     #: :class:`paperlib.keyed.KeyedStream` keyed by ``run_seeds(seed, reps)[r]``), so that run r of a batch is exactly
     #: the single run with that seed; False: one ``torch.Generator`` shared by the repetitions (the same law only).
-    keyed_streams = False
+    keyed_streams = True
 
     def __init__(self, n: int, m: int, budget: int, reps: int = 1, seed: int = 0, device=None):
         for name, value in (("n", n), ("m", m), ("reps", reps)):
@@ -409,7 +405,7 @@ class ObservedMatrix:
         self.count += k
 
 
-def random_pair_order(reps: int, n: int, m: int, gen: torch.Generator, device) -> torch.Tensor:
+def random_pair_order(reps: int, n: int, m: int, gen, device) -> torch.Tensor:
     """Independent uniformly random orderings of all n*m flat pair indices, shape (R, n*m)."""
-    keys = torch.rand(reps, n * m, generator=gen, device=device)
+    keys = uniform(gen, (reps, n * m), device=device)
     return torch.argsort(keys, dim=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState, random_pair_order
+from .base import Policy, RowMeanState, random_pair_order, uniform
 
 
 class RowMeanImputation(Policy):
@@ -58,9 +58,9 @@ class FilledSubset(Policy):
     def __init__(self, n, m, budget, reps=1, seed=0, device=None, batch_size: int = 1024):
         super().__init__(n, m, budget, reps, seed, device)
         self.batch_size = int(batch_size)
-        self.col_order = torch.argsort(torch.rand(self.reps, self.m, generator=self.gen, device=self.device), dim=1)
+        self.col_order = torch.argsort(uniform(self.gen, (self.reps, self.m), device=self.device), dim=1)
         self.row_order = torch.argsort(
-            torch.rand(self.reps, self.m, self.n, generator=self.gen, device=self.device), dim=2
+            uniform(self.gen, (self.reps, self.m, self.n), device=self.device), dim=2
         )
         self.state = RowMeanState(self.reps, self.n, self.device)
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import torch
 
-from .base import Policy, RowMeanState
+from ..keyed import is_keyed
+from .base import Policy, RowMeanState, uniform
 from .lazyperm import KeyedPermutations
 
 
-def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> torch.Tensor:
+def top_k_random_ties(values: torch.Tensor, k: int, gen, reps: torch.Tensor | None = None) -> torch.Tensor:
     """Indices (unordered) of the k largest entries of each row; ties at the k-th value broken uniformly at random.
 
     Random keys are drawn only for the rows that have more entries equal to their k-th value than
-    places left, and only those rows are ranked a second time.
+    places left, and only those rows are ranked a second time (``reps``: the repetitions of the rows, when not all;
+    with keyed streams a tied row's keys come from its repetition's stream, one per column).
     """
     top = values.topk(k, dim=1, sorted=False)
     thr = top.values.amin(dim=1, keepdim=True)
@@ -23,13 +25,17 @@ def top_k_random_ties(values: torch.Tensor, k: int, gen: torch.Generator) -> tor
         return top.indices
     sub, sub_thr = values.index_select(0, tied), thr.index_select(0, tied)
     score = (sub > sub_thr).to(torch.float32).mul_(2.0).sub_(1.0)
-    where = (sub == sub_thr).view(-1).nonzero().squeeze(1)
-    score.view(-1).index_copy_(0, where, torch.rand(where.numel(), generator=gen, device=values.device))
+    if is_keyed(gen):
+        keys = uniform(gen, sub.shape, tied if reps is None else reps.index_select(0, tied))
+        score = torch.where(sub == sub_thr, keys, score)
+    else:
+        where = (sub == sub_thr).view(-1).nonzero().squeeze(1)
+        score.view(-1).index_copy_(0, where, torch.rand(where.numel(), generator=gen, device=values.device))
     return top.indices.index_copy(0, tied, score.topk(k, dim=1, sorted=False).indices)
 
 
 def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torch.Tensor, k: int, m: int,
-                         gen: torch.Generator):
+                         gen, reps: torch.Tensor | None = None):
     """Rows and example positions, both (S, k), of a row-mode batch whose top method has fewer than k examples left.
 
     ``first`` (S,) is each repetition's top method, given the bound +inf: it takes all its remaining examples (after
@@ -42,9 +48,10 @@ def spill_in_bound_order(values: torch.Tensor, counts: torch.Tensor, first: torc
     key goes first, which is a uniformly random order of the tied methods (and the order an argsort by key, then a
     stable argsort by bound, gives: the same draws and the same rows as the full sort this replaces). The next
     methods are taken one arg-max at a time, usually one (the second method has room for the rest of the batch),
-    instead of sorting n bounds per repetition. Requires ``(m - counts).sum(1) >= k``.
+    instead of sorting n bounds per repetition. Requires ``(m - counts).sum(1) >= k``. ``reps``: the repetitions of
+    the S rows (keyed streams).
     """
-    noise = torch.rand(values.shape, generator=gen, device=values.device)
+    noise = uniform(gen, values.shape, reps, device=values.device)
     slot = torch.arange(k, device=values.device)
     rows = pos = torch.zeros(values.shape[0], k, dtype=torch.long, device=values.device)
     filled = torch.zeros(values.shape[0], 1, dtype=torch.long, device=values.device)
@@ -105,13 +112,13 @@ class BlockedMax:
         self._flat_bmax.index_copy_(0, flat, top)
         self._flat_bcount.index_copy_(0, flat, (vals == top[:, None]).sum(dim=1))
 
-    def argmax(self, gen: torch.Generator) -> torch.Tensor:
+    def argmax(self, gen) -> torch.Tensor:
         """Arg-max per row, ties broken uniformly at random (one uniform draw per row)."""
         best = self.bmax.amax(dim=1, keepdim=True)
         weight = self.bcount * (self.bmax == best)
         cum = weight.cumsum(dim=1)
         total = cum[:, -1:]
-        u = torch.rand(total.shape, generator=gen, device=cum.device, dtype=torch.float64)
+        u = uniform(gen, total.shape, dtype=torch.float64, device=cum.device)
         k = torch.minimum(u.mul_(total).long(), total - 1)
         blk = (cum <= k).sum(dim=1, keepdim=True)
         k -= (cum - weight).gather(1, blk)
@@ -254,7 +261,7 @@ class UCBE(Policy):
         cols = self.order(r[:, None], top, pos.clamp_(max=self.m - 1))
         rows = top.expand(-1, k).clone()
         sub_rows, sub_pos = spill_in_bound_order(self._now.index_select(0, short), self.asked_rows.index_select(0, short),
-                                                 top.view(-1).index_select(0, short), k, self.m, self.gen)
+                                                 top.view(-1).index_select(0, short), k, self.m, self.gen, short)
         rows.index_copy_(0, short, sub_rows)
         cols.index_copy_(0, short, self.order(short[:, None], sub_rows, sub_pos))
         return rows, cols

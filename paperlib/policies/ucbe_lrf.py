@@ -6,8 +6,22 @@ import math
 
 import torch
 
+from ..keyed import skip
 from ..lowrank.ensemble import LowRankEnsemble
-from .base import ObservedMatrix, Policy, order_with_random_ties, random_argmax, random_pair_order
+from .base import (
+    ObservedMatrix,
+    Policy,
+    order_with_random_ties,
+    random_argmax,
+    random_pair_order,
+    uniform,
+)
+
+
+def _top(keys: torch.Tensor, k: int) -> torch.Tensor:
+    """The k largest of each row, equal keys in column order (a stable sort: ``topk`` orders ties by its algorithm,
+    which differs with the row's length, and the two ways of :func:`select_in_best_rows` must agree)."""
+    return keys.sort(dim=1, descending=True, stable=True).indices[:, :k]
 
 
 def select_in_best_rows(
@@ -16,7 +30,10 @@ def select_in_best_rows(
     """Pick k unobserved pairs per repetition: the top-``key`` free entries of the top-``priority`` row.
 
     If that row has fewer than k free entries the batch is completed from the next rows in
-    priority order (ties broken at random), so every repetition gets exactly k distinct pairs.
+    priority order (ties broken at random), so every repetition gets exactly k distinct pairs. Which of the two ways a
+    batch takes depends on all its repetitions, so both draw the same numbers of each repetition's keyed stream (the
+    order's draw is skipped on the short way) and take the same top row first: a repetition's pairs are those of its run
+    alone.
     Only the rows needed are read (one, unless it runs short), so a batch costs O(R (n + L m))
     for the L rows it takes, not O(R n m).
 
@@ -36,11 +53,15 @@ def select_in_best_rows(
     prio = torch.where(row_count < m, priority, torch.full_like(priority, -torch.inf))
     top = random_argmax(prio, gen)
     if bool((row_count[ridx, top] <= m - k).all()):
+        skip(gen)  # the order's draw below: a repetition's stream never depends on which path its batch took
         row_key = key(top[:, None])[:, 0]
         row_key = torch.where(mask[ridx, top], torch.full_like(row_key, -torch.inf), row_key)
-        cols = row_key.topk(k, dim=1).indices
+        cols = _top(row_key, k)
         return top[:, None].expand(reps, k).contiguous(), cols
+    # the top row first (as on the path above, whatever the ties), then the others in priority order, ties at random
     row_order = order_with_random_ties(prio, gen)
+    rest = row_order.masked_select(row_order != top[:, None]).view(reps, n - 1)
+    row_order = torch.cat([top[:, None], rest], dim=1)
     free_left = (m - torch.gather(row_count, 1, row_order)).cumsum(dim=1)
     need = int((free_left < k).sum(dim=1).max()) + 1
     rows = row_order[:, :need]
@@ -50,7 +71,7 @@ def select_in_best_rows(
     rank = torch.arange(need, 0, -1, device=mask.device, dtype=torch.float64)[None, :, None]
     combined = rank + 0.5 * (keys - kmin) / (kmax - kmin + 1e-12)
     combined = torch.where(mask[ridx[:, None], rows], torch.full_like(combined, -torch.inf), combined)
-    flat = combined.flatten(1).topk(k, dim=1).indices
+    flat = _top(combined.flatten(1), k)
     return torch.gather(rows, 1, flat // m), flat % m
 
 
@@ -221,7 +242,7 @@ class UCBELRFScoreOnly(_LRFPolicy):
         return torch.where(counts >= self.m, torch.full_like(b, -torch.inf), b)
 
     def _uniform_keys(self, rows):
-        return torch.rand((*rows.shape, self.m), generator=self.gen, device=self.device)
+        return uniform(self.gen, (*rows.shape, self.m), device=self.device)
 
     def _select_active(self, k):
         return select_in_best_rows(self.bounds(), self._uniform_keys, self.obs.mask, self.obs.row_count, k, self.gen)

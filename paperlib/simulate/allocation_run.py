@@ -20,13 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..device import get_device, make_generator
+from ..checks import check_scalar
+from ..device import get_device
+from ..keyed import STREAMS, KeyedStream, RunBlock
 from ..metrics import wce
 from ..policies.allocation import check_judge_budget, variance_ucb
 from ..policies.registry import JUDGE, METHODS, parse
 from ..progress import progress_bar
 from .judges import Judge
 from .seeds import run_seeds
+
+#: the keyed stream of the simulated judge's draws (purpose 0 is the policy's own)
+JUDGE_DRAWS = 9
 
 
 @dataclass
@@ -55,6 +60,8 @@ class JudgeResult:
     device: str
     params: dict = field(default_factory=dict)
     track: dict = field(default_factory=dict)
+    first_run: int = 0
+    streams: str = STREAMS
 
     @property
     def reps(self) -> int:
@@ -62,8 +69,9 @@ class JudgeResult:
 
     @property
     def run_seeds(self) -> np.ndarray:
-        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`)."""
-        return run_seeds(self.seed, self.reps)
+        """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`): runs [first_run, first_run +
+        R) of the batched run with seed ``seed``."""
+        return run_seeds(self.seed, self.first_run + self.reps)[self.first_run :]
 
     def errors(self) -> np.ndarray:
         return np.abs(self.estimates - self.true_means[None, None, :])
@@ -95,7 +103,7 @@ def _partial_estimate(pol, arms: torch.Tensor, values: torch.Tensor) -> torch.Te
 
 
 def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, device=None,
-              progress: bool = False, track: bool = False, **params) -> JudgeResult:
+              progress: bool = False, track: bool = False, first_run: int = 0, **params) -> JudgeResult:
     """Simulate ``method`` on ``judge`` for R repetitions up to ``max(budgets)``.
 
     Parameters
@@ -109,6 +117,10 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
         ROBIN-HOOD only: record, per repetition, whether Lemma 6's deviation event or a
         violation of Corollary 9's sandwich sigma^2 <= Vbar <= 3 sigma^2 occurred at any
         t in (t0 K, B] (with the true variances of the judge).
+    first_run : int
+        Run runs [first_run, first_run + reps) of the batched run with this seed: every random number of run r (the
+        policy's and the judge's draws) comes from streams keyed by its run seed, so they are exactly those runs of
+        any larger batch (:mod:`paperlib.keyed`).
     """
     name, variant = parse(method)
     if METHODS[name].kind != JUDGE:
@@ -121,14 +133,16 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     bs = _check_budgets(budgets, K)
     B = bs[-1]
     t_start = time.perf_counter()
-    draw_gen = make_generator(seed * 2 + 1, dev)
+    first_run = check_scalar(first_run, "first_run", int, low=0)
+    runs = RunBlock(seed, first_run) if first_run else seed
+    draw_gen = KeyedStream.for_runs(runs, reps, purpose=JUDGE_DRAWS, device=dev)  # run r's judge draws, its own
     if spec.needs_scale and "scale" not in params:
         if judge.scale is None:
             raise ValueError(f"{name} needs bounded scores and judge {judge.name} has no scale; pass scale=(lo, hi)")
         params["scale"] = judge.scale
     if spec.needs_variances:
         params["variances"] = judge.variances
-    pol = spec.cls(K, B, reps=reps, seed=seed, device=dev, **params)
+    pol = spec.cls(K, B, reps=reps, seed=runs, device=dev, **params)
     used = {k: getattr(pol, k) for k in ("delta", "t0", "ucb", "warmup", "warmup_truncated") if hasattr(pol, k)}
     if track and name != "robin-hood":
         raise ValueError("track=True applies to robin-hood only")
@@ -156,7 +170,7 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
         method=method, judge=judge.name, kind=judge.kind, budgets=np.array(bs),
         estimates=torch.stack(est).cpu().numpy(), counts=pol.n.cpu().numpy().astype(np.int64),
         true_means=judge.means, true_vars=judge.variances, wall_s=time.perf_counter() - t_start,
-        seed=seed, device=str(dev), params=used,
+        seed=seed, device=str(dev), params=used, first_run=first_run,
         track={} if tracker is None else {k: v.cpu().numpy() for k, v in tracker.flags.items()},
     )
 

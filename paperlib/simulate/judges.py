@@ -18,6 +18,7 @@ from scipy.special import ndtr
 
 from ..data.judge_pools import JudgeDistribution, JudgePool
 from ..device import get_device
+from ..keyed import normal, uniform
 
 
 class Judge:
@@ -38,7 +39,9 @@ class Judge:
     def K(self) -> int:
         return int(self.means.shape[0])
 
-    def draw(self, arms: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    def draw(self, arms: torch.Tensor, gen) -> torch.Tensor:
+        """Scores of the queries ``arms`` (R, k): row r from repetition r's keyed stream (``gen`` a
+        :class:`paperlib.keyed.KeyedStream`), or from a shared ``torch.Generator``."""
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -59,7 +62,7 @@ class PoolJudge(Judge):
         self.counts = torch.as_tensor(pool.counts, dtype=torch.float64, device=self.device)
 
     def draw(self, arms, gen):
-        u = torch.rand(arms.shape, generator=gen, dtype=torch.float64, device=self.device)
+        u = uniform(gen, arms.shape, dtype=torch.float64, device=self.device)
         cnt = self.counts[arms]
         j = torch.minimum((u * cnt).long(), cnt.long() - 1)
         return self.values[arms, j]
@@ -90,7 +93,7 @@ class CategoricalJudge(Judge):
         return cls(dist.probs, dist.values, dist.name, dist.kind, dist.human, device)
 
     def draw(self, arms, gen):
-        u = torch.rand(arms.shape, generator=gen, dtype=torch.float64, device=self.device).reshape(-1)
+        u = uniform(gen, arms.shape, dtype=torch.float64, device=self.device).reshape(-1)
         flat = arms.reshape(-1)
         idx = torch.empty_like(flat)
         step = 1 << 21  # bounds the (step, L) CDF gather
@@ -115,7 +118,7 @@ class GaussianJudge(Judge):
         self._sd = torch.as_tensor(sds, device=self.device)
 
     def draw(self, arms, gen):
-        z = torch.randn(arms.shape, generator=gen, dtype=torch.float64, device=self.device)
+        z = normal(gen, arms.shape, dtype=torch.float64, device=self.device)
         return self._mu[arms] + self._sd[arms] * z
 
 
