@@ -640,6 +640,56 @@ def cmd_search(args) -> int:
     return 0
 
 
+def cmd_rerun(args) -> int:
+    """One run of a published PULSE pool, alone: its picks at every budget beside the published ones, and its trace."""
+    from .papers.pulse import experiments as E
+    from .pipeline.config import load_config, paper_config
+
+    cfg = paper_config(load_config(args.profile), "pulse")
+    if args.pool not in E.pool_names(cfg):
+        raise ValueError(f"{args.pool!r} is not a pool of the {args.profile} profile here: {', '.join(E.pool_names(cfg))}")
+    if args.trace is not None and not args.trace.parent.is_dir():
+        raise ValueError(f"cannot write {args.trace}: {args.trace.parent} is not a folder")
+    rows, trace = E.rerun(cfg, args.pool, args.method, args.run, device=args.device)
+    published = E.published_run(cfg, Path(args.results) / args.profile / "pulse" / "blocks", args.pool, args.method,
+                                args.run)
+    print(f"{args.method} run {args.run} on {args.pool} ({args.profile} profile), run seed {rows.run_seed.iloc[0]}, "
+          f"streams {rows.streams.iloc[0]}: {len(trace)} steps")
+    show = rows[["budget", "bandit_calls", "pick", "correct"]]
+    if published is not None and len(published):
+        show = show.assign(published_pick=published.pick.to_numpy())
+    print(show.to_string(index=False))
+    if published is None or not len(published):
+        print("no published table of this run here (its block is not under "
+              f"{Path(args.results) / args.profile / 'pulse' / 'blocks'})")
+    else:
+        same = bool((published.pick.to_numpy() == rows.pick.to_numpy()).all())
+        print("the published run: " + ("the same picks at every budget" if same else "DIFFERENT picks"))
+    bandit = trace[trace.step > 0]
+    print("trace (models evaluated, in order): " + " ".join(map(str, bandit.model.head(args.show_steps)))
+          + (" ..." if len(bandit) > args.show_steps else ""))
+    if args.trace is not None:
+        trace.to_csv(args.trace, index=False)
+        print(f"wrote {args.trace} ({len(trace)} steps)")
+    return 0 if published is None or not len(published) or same else 1
+
+
+def _rerun_parser(sub) -> None:
+    p = sub.add_parser("rerun", help="rerun one run of a published PULSE pool alone and print its trace",
+                       description="Rerun run RUN of METHOD on a PULSE pool exactly as its block ran it (every random "
+                                   "number of a run comes from its own keyed stream), print its pick at every budget "
+                                   "beside the published table's, and its trace. Fits Step 1 first (about a minute "
+                                   "on a paper pool). Exit 1 if the picks differ from the published ones.")
+    p.add_argument("pool", help="a pool of the profile, e.g. bench2-gap0.01")
+    p.add_argument("--run", type=int, required=True, help="the run's index (0 .. runs - 1)")
+    p.add_argument("--method", default="pulse", help="one of the profile's PULSE methods (default pulse)")
+    p.add_argument("--profile", default="paper", help="the profile whose table it is (default paper)")
+    p.add_argument("--results", default="results", help="the results folder (default results)")
+    p.add_argument("--trace", type=Path, default=None, help="write every step (calls, model, examples) to this CSV")
+    p.add_argument("--show-steps", type=int, default=40, help="steps of the trace to print (default 40)")
+    p.add_argument("--device", default=None)
+
+
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog or Path(sys.argv[0]).name, description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -647,6 +697,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     _simulate_parser(sub)
     _judge_parser(sub)
     _search_parser(sub)
+    _rerun_parser(sub)
     sub.add_parser("methods", help="list every method with its capabilities and parameters (for --param KEY=VALUE)")
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
     d = sub.add_parser("data", help="get datasets: `data fetch NAME...|--all`")
@@ -695,7 +746,8 @@ def main(argv=None, prog: str | None = None) -> int:
     try:
         args = build_parser(prog).parse_args(argv)
         handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "methods": cmd_methods,
-                   "datasets": cmd_datasets, "data": cmd_data, "ledger": cmd_ledger}[args.command]
+                   "datasets": cmd_datasets, "data": cmd_data, "ledger": cmd_ledger,
+                   "rerun": cmd_rerun}[args.command]
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

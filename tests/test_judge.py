@@ -10,6 +10,7 @@ from scipy import special
 
 from paperlib.cli import main as cli_main
 from paperlib.data import JudgeDataError, JudgePool, load_pool_file
+from paperlib.keyed import KeyedStream
 from paperlib.metrics import first_crossing, human_correlations, wce
 from paperlib.papers.robin import theory as T
 from paperlib.policies import Robin, RobinHood, Uniform
@@ -21,6 +22,7 @@ from paperlib.policies.base import (
     UnknownRequestError,
 )
 from paperlib.simulate import CategoricalJudge, GaussianJudge, PoolJudge, run_judge, synthetic_judge
+from paperlib.simulate.allocation_run import JUDGE_DRAWS
 
 
 def counts_of(seq, K):
@@ -205,7 +207,7 @@ def test_robin_hood_ask_tell_matches_simulation():
     j = synthetic_judge("gaussian", K=6, seed=1)
     sim = run_judge("robin-hood", j, [300], reps=1, seed=3, device="cpu", delta=0.2, ucb="delta")
     pol = RobinHood(6, 300, delta=0.2, ucb="delta", seed=3, device="cpu")
-    g = torch.Generator().manual_seed(3 * 2 + 1)
+    g = KeyedStream.for_runs(3, 1, purpose=JUDGE_DRAWS)  # the judge draws of run_judge's run (its own stream)
     warm = pol.order[:, torch.arange(pol.warmup) % 6]
     vals = j.draw(warm, g)[0]
     for v in vals:

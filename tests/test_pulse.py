@@ -670,3 +670,39 @@ def test_lemma2_as_printed_is_exact_with_equal_sides_at_the_first_draw():
     star["vz"][5, 0] *= 1e6  # one (step, run) point with a huge one-step variance
     bad = T.lemma2_as_printed(star, S)
     assert bad["within"] == pytest.approx(1 - 1 / star["vz"].size) and bad["worst"] > 1
+
+
+@pytest.mark.slow
+def test_one_run_of_a_published_pool_reruns_alone(tmp_path, capsys):
+    """Issue 67: `paperlib rerun POOL --run r` reruns run r alone and finds the published block's picks at every
+    budget; a table whose picks were changed is reported and exits 1."""
+    from paperlib.papers.pulse import experiments as E
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("pulse"), "rep_block": 2}  # the smoke profile's 4 runs in blocks of 2
+    pool = E.pool_names(cfg)[0]
+    blocks = tmp_path / "smoke" / "pulse" / "blocks"
+    blocks.mkdir(parents=True)
+    fit = E.fit_pool(cfg, pool, device="cpu")
+    table = E.run_block(cfg, pool, 1, fit, device="cpu", progress=False)
+    rows, trace = E.rerun(cfg, pool, "pulse", 3, device="cpu", fit=fit)
+    pub = E.published_run(cfg, blocks.parent.parent.parent / "none", pool, "pulse", 3)
+    assert pub is None
+    table.to_csv(blocks / f"{pool}.b1.csv.gz", index=False)
+    pub = E.published_run(cfg, blocks, pool, "pulse", 3)
+    assert pub.pick.tolist() == rows.pick.tolist() and pub.run_seed.iloc[0] == rows.run_seed.iloc[0]
+    assert trace.model.iloc[0] == -1 or trace.step.iloc[0] == 0  # the warm-up is step 0
+    assert (trace.examples[1:] <= cfg["batch_size"]).all() and trace.calls.is_monotonic_increasing
+    # the command on the smoke profile reads the block back (rep_block absent there: block = run // 4 = 0)
+    E.run_block(smoke_config("pulse"), pool, 0, fit, device="cpu", progress=False).to_csv(
+        blocks / f"{pool}.b0.csv.gz", index=False)
+    assert cli_main(["rerun", pool, "--run", "3", "--profile", "smoke", "--results", str(tmp_path),
+                     "--trace", str(tmp_path / "t.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "the same picks at every budget" in out and (tmp_path / "t.csv").exists()
+    t = pd.read_csv(blocks / f"{pool}.b0.csv.gz")
+    t.loc[(t.method == "pulse") & (t.run == 3), "pick"] += 1
+    t.to_csv(blocks / f"{pool}.b0.csv.gz", index=False)
+    assert cli_main(["rerun", pool, "--run", "3", "--profile", "smoke", "--results", str(tmp_path)]) == 1
+    assert "DIFFERENT picks" in capsys.readouterr().out
+    assert cli_main(["rerun", pool, "--run", "9", "--profile", "smoke"]) == 2  # 4 runs on the smoke profile

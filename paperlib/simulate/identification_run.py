@@ -191,6 +191,7 @@ def simulate(
     prior=None,
     predictions=None,
     first_run: int = 0,
+    on_step=None,
     **params,
 ) -> SimResult:
     """Run ``reps`` repetitions of ``method`` on ``matrix`` and record every checkpoint.
@@ -230,6 +231,8 @@ def simulate(
         Run runs [first_run, first_run + reps) of the batched run with this seed (default 0: the first ``reps``); for a
         method with keyed streams (:mod:`paperlib.keyed`) they are exactly those runs of any larger batch, so a block
         of runs, or one run (``reps=1, first_run=317``), can be rerun alone.
+    on_step : callable, optional
+        Called as ``on_step(request, policy)`` after every step is told (a run's trace: which pairs it asked).
     params : dict
         Method parameters (e.g. ``a``, ``eta``, ``rank``, ``ensemble``, ``batch_size``).
     """
@@ -262,6 +265,8 @@ def simulate(
             raise ValueError(f"{method} needs costs: the price of a call to each model")
         params = {"costs": costs, **params}
     if len(budgets) > 1 and not METHODS[parse(method)[0]].cls.anytime:
+        if on_step is not None:
+            raise ValueError(f"{method} is run once per budget; trace it with one budget at a time")
         return _one_run_per_budget(method, matrix, budgets, reps, seed, device, progress, delta, stop, tie_tol, params,
                                    costs, first_run)
     dev = get_device(device)
@@ -290,6 +295,8 @@ def simulate(
             req = policy.ask(limit=target - policy.spent)
             got = req.take(scores)
             policy.tell(req, got)
+            if on_step is not None:
+                on_step(req, policy)
             bar.update(req.budget_used)
             if price is not None:  # a certified repetition stops paying once certified (its calls stop counting)
                 each = price.index_select(0, req.rows.reshape(-1)).view(req.rows.shape)

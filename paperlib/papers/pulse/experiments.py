@@ -7,6 +7,7 @@ profile's ``seed`` (see :func:`paperlib.pipeline.config.paper_config`).
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -206,6 +207,51 @@ def run_pool(cfg: dict, name: str, device=None, progress: bool = True, fit: FitC
                       for b in pool_blocks(cfg)], ignore_index=True)
     sub = cfg if methods is None else {**cfg, "methods": [x for x in cfg["methods"] if x in methods]}
     return pool_table(sub, name, runs, inst), inst, f["V"]
+
+
+def rerun(cfg: dict, name: str, method: str, run: int, device=None, fit: dict | None = None,
+          inst: PoolInstance | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run ``run`` of ``method`` on pool ``name`` alone, as the pool's blocks ran it (its keyed streams make it the same
+    run): (its rows as :func:`run_block` writes them, its trace: one row per step with the calls spent, the model it
+    evaluated and the examples it drew). ``fit``: the pool's Step 1 (:func:`fit_pool`, fitted here when None)."""
+    inst = inst or build_instance(cfg, name)
+    fit = fit or fit_pool(cfg, name, device=device)
+    if method not in cfg["methods"]:
+        raise ValueError(f"{method!r} is not one of the profile's methods {cfg['methods']}")
+    R = method_reps(cfg, method)
+    if not 0 <= int(run) < R:
+        raise ValueError(f"{method} has runs 0..{R - 1} on every pool, not {run}")
+    n, m = inst.test.shape
+    warm, bs = budgets(cfg, n, m)
+    spec = METHODS[parse(method)[0]]
+    kw = spec.pick({**dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"])), **loop_params(cfg)})
+    if spec.needs_factors:
+        kw["v"] = fit["V"]
+    steps = []
+
+    def record(req, policy):
+        k = req.size if req.valid is None else int(req.valid[0].sum())
+        steps.append({"step": len(steps), "calls": policy.spent, "model": int(req.rows[0, 0]) if k else -1,
+                      "examples": k, "first_example": int(req.cols[0, 0])})
+
+    res = simulate(method, inst.test, bs, reps=1, seed=method_seed(cfg, method), first_run=int(run), device=device,
+                   progress=False, on_step=record, **kw)
+    best = inst.test.means >= inst.test.means.max()
+    rows = pd.DataFrame({"method": method, "fit": int(fit.get("index", 0)), "run": int(run),
+                         "run_seed": int(res.run_seeds[0]), "budget": bs, "bandit_calls": np.asarray(bs) - warm,
+                         "pick": res.best[:, 0], "correct": best[res.best[:, 0]].astype(int), "streams": res.streams})
+    return rows, pd.DataFrame(steps)
+
+
+def published_run(cfg: dict, blocks_dir, name: str, method: str, run: int) -> pd.DataFrame | None:
+    """The committed rows of ``run`` of ``method`` on pool ``name`` (its block's table under ``blocks_dir``), or None
+    when that block is not there."""
+    block = int(run) // int(cfg.get("rep_block") or method_reps(cfg, method))
+    path = Path(blocks_dir) / f"{name}.b{block}.csv.gz"
+    if not path.exists():
+        return None
+    t = pd.read_csv(path)
+    return t[(t.method == method) & (t.run == int(run)) & (t.fit == 0)].reset_index(drop=True)
 
 
 def calls_to_accuracy(calls, acc, level: float) -> float:
