@@ -51,6 +51,9 @@ OUT = output_tag(config, ABSENT)
 RES = f"results/{OUT}"
 FIG = f"figures/{OUT}"
 LOG = f"logs/{OUT}"
+# Snakemake's benchmark of every job (wall and CPU seconds, peak memory), committed per profile: the methods page's
+# cost of a rerun is built from these files (paperlib.pipeline.costs)
+BENCH = f"{RES}/benchmarks"
 SUMMARY = report(config, ABSENT)
 if SUMMARY:
     print(SUMMARY, file=sys.stderr)

@@ -8,6 +8,8 @@ rule claims:
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",
+    benchmark:
+        f"{BENCH}/claims.tsv"
     log:
         f"{LOG}/claims.log",
     resources:

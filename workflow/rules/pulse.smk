@@ -8,6 +8,8 @@ rule pulse_fit:
         nb="notebooks/pulse_fit.ipynb",
     output:
         npz=temp(f"{RES}/pulse/fits/{{pool}}.fit{{fit}}.npz"),
+    benchmark:
+        f"{BENCH}/pulse_fit_{{pool}}_fit{{fit}}.tsv"
     log:
         nb=f"{LOG}/pulse_fit_{{pool}}_fit{{fit}}.log",
         executed=f"{LOG}/notebooks/pulse_fit_{{pool}}_fit{{fit}}.ipynb",
@@ -30,6 +32,8 @@ rule pulse_block:
         fit=f"{RES}/pulse/fits/{{pool}}.fit0.npz",
     output:
         csv=f"{RES}/pulse/blocks/{{pool}}.b{{block}}.csv.gz",
+    benchmark:
+        f"{BENCH}/pulse_block_{{pool}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/pulse_block_{{pool}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/pulse_block_{{pool}}_b{{block}}.ipynb",
@@ -51,6 +55,8 @@ rule pulse_pool:
     output:
         nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/pools/{{pool}}.csv",
+    benchmark:
+        f"{BENCH}/pulse_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_pool_{{pool}}.log",
     params:
@@ -73,6 +79,8 @@ rule pulse_summary:
         fig3=f"{FIG}/pulse_fig3.png",
         table=f"{FIG}/pulse_budget95.csv",
         claims=f"{RES}/claims/pulse_summary.csv",
+    benchmark:
+        f"{BENCH}/pulse_summary.tsv"
     log:
         nb=f"{LOG}/pulse_summary.log",
     params:
@@ -90,6 +98,8 @@ rule pulse_cv_pool:
     output:
         nb=f"{RES}/notebooks/pulse_cv_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/cv/{{pool}}.csv",
+    benchmark:
+        f"{BENCH}/pulse_cv_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_cv_pool_{{pool}}.log",
         progress=f"{LOG}/pulse_cv_pool_{{pool}}.progress.log",
@@ -111,6 +121,8 @@ rule pulse_lowrank:
         nb=f"{RES}/notebooks/pulse_lowrank.ipynb",
         csv=f"{FIG}/pulse_cv.csv",
         claims=f"{RES}/claims/pulse_lowrank.csv",
+    benchmark:
+        f"{BENCH}/pulse_lowrank.tsv"
     log:
         nb=f"{LOG}/pulse_lowrank.log",
     params:
@@ -129,6 +141,8 @@ rule pulse_theory:
     output:
         nb=f"{RES}/notebooks/pulse_theory.ipynb",
         claims=f"{RES}/claims/pulse_theory.csv",
+    benchmark:
+        f"{BENCH}/pulse_theory.tsv"
     log:
         nb=f"{LOG}/pulse_theory.log",
     threads: THREADS
@@ -148,6 +162,8 @@ rule pulse_coverage_block:
         fit=f"{RES}/pulse/fits/{{pool}}.fit0.npz",
     output:
         cells=temp(f"{RES}/pulse/coverage/blocks/{{pool}}.b{{block}}.npz"),
+    benchmark:
+        f"{BENCH}/pulse_coverage_block_{{pool}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/pulse_coverage_block_{{pool}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/pulse_coverage_block_{{pool}}_b{{block}}.ipynb",
@@ -170,6 +186,8 @@ rule pulse_coverage_pool:
         nb=f"{RES}/notebooks/pulse_coverage_pool_{{pool}}.ipynb",
         summary=f"{RES}/pulse/coverage/{{pool}}.csv",
         ratio=f"{RES}/pulse/coverage/{{pool}}_ratio.csv",
+    benchmark:
+        f"{BENCH}/pulse_coverage_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_coverage_pool_{{pool}}.log",
         progress=f"{LOG}/pulse_coverage_pool_{{pool}}.progress.log",
@@ -193,6 +211,8 @@ rule pulse_coverage:
         fig=f"{FIG}/pulse_theorem1_bandit.png",
         csv=f"{FIG}/pulse_theorem1_bandit.csv",
         claims=f"{RES}/claims/pulse_coverage.csv",
+    benchmark:
+        f"{BENCH}/pulse_coverage.tsv"
     log:
         nb=f"{LOG}/pulse_coverage.log",
         progress=f"{LOG}/pulse_coverage.progress.log",

@@ -9,6 +9,8 @@ rule race_dataset:
         nb=f"{RES}/notebooks/race_dataset_{{dataset}}.ipynb",
         acc=f"{RES}/race/{{dataset}}.csv",
         fig=f"{FIG}/race/{{dataset}}.png",
+    benchmark:
+        f"{BENCH}/race_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_dataset_{{dataset}}.log",
         progress=f"{LOG}/race_dataset_{{dataset}}.progress.log",
@@ -29,6 +31,8 @@ rule race_split_dataset:
         nb=f"{RES}/notebooks/race_split_dataset_{{dataset}}.ipynb",
         acc=f"{RES}/race/split/{{dataset}}.csv",
         fig=f"{FIG}/race/split/{{dataset}}.png",
+    benchmark:
+        f"{BENCH}/race_split_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_split_dataset_{{dataset}}.log",
         progress=f"{LOG}/race_split_dataset_{{dataset}}.progress.log",
@@ -54,6 +58,8 @@ rule race:
         fig=f"{FIG}/race.png",
         claims=f"{RES}/claims/race.csv",
         **({"split_fig": f"{FIG}/race_split.png"} if RACE_SPLIT_DATASETS else {}),
+    benchmark:
+        f"{BENCH}/race.tsv"
     log:
         nb=f"{LOG}/race.log",
         progress=f"{LOG}/race.progress.log",

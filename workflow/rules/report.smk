@@ -7,6 +7,8 @@ rule report:
         claims=rules.claims.output.csv,
     output:
         index=f"site/{OUT}/index.html",
+    benchmark:
+        f"{BENCH}/report.tsv"
     params:
         executed=f"{RES}/notebooks",
         figures=FIG,

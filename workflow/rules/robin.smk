@@ -11,6 +11,8 @@ rule robin_data:
         fig2=f"{FIG}/robin_fig2.png",
         csv=f"{FIG}/robin_data.csv",
         claims=f"{RES}/claims/robin_data.csv",
+    benchmark:
+        f"{BENCH}/robin_data.tsv"
     log:
         nb=f"{LOG}/robin_data.log",
     params:
@@ -28,6 +30,8 @@ rule robin_cell:
     output:
         nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
         csv=f"{RES}/robin/cells/{{cell}}.csv.gz",
+    benchmark:
+        f"{BENCH}/robin_cell_{{cell}}.tsv"
     log:
         nb=f"{LOG}/robin_cell_{{cell}}.log",
         progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
@@ -53,6 +57,8 @@ rule robin_summary:
         table2=f"{FIG}/robin_table2.csv",
         table2_md=f"{FIG}/robin_table2.md",
         claims=f"{RES}/claims/robin_summary.csv",
+    benchmark:
+        f"{BENCH}/robin_summary.tsv"
     log:
         nb=f"{LOG}/robin_summary.log",
     params:
@@ -72,6 +78,8 @@ rule robin_theory:
         csv=f"{FIG}/robin_lemma2.csv",
         fig=f"{FIG}/robin_theory.png",
         claims=f"{RES}/claims/robin_theory.csv",
+    benchmark:
+        f"{BENCH}/robin_theory.tsv"
     log:
         nb=f"{LOG}/robin_theory.log",
     threads: THREADS

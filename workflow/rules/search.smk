@@ -11,6 +11,8 @@ rule search_certified:
         table=f"{FIG}/search_certified.csv",
         fig=f"{FIG}/search_certified.png",
         claims=f"{RES}/claims/search_certified.csv",
+    benchmark:
+        f"{BENCH}/search_certified.tsv"
     log:
         nb=f"{LOG}/search_certified.log",
         progress=f"{LOG}/search_certified.progress.log",
@@ -37,6 +39,8 @@ rule search_prior:
         table=f"{FIG}/search_prior.csv",
         fig=f"{FIG}/search_prior.png",
         claims=f"{RES}/claims/search_prior.csv",
+    benchmark:
+        f"{BENCH}/search_prior.tsv"
     log:
         nb=f"{LOG}/search_prior.log",
         progress=f"{LOG}/search_prior.progress.log",

@@ -9,6 +9,8 @@ rule zhou_fig3_block:
     output:
         csv=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.csv",
         settle=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.settle.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig3_block_{{dataset}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_block_{{dataset}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/zhou_fig3_block_{{dataset}}_b{{block}}.ipynb",
@@ -33,6 +35,8 @@ rule zhou_fig3_dataset:
         csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
         settle=f"{RES}/zhou/fig3/{{dataset}}.settle.csv",
         fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
+    benchmark:
+        f"{BENCH}/zhou_fig3_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
     params:
@@ -55,6 +59,8 @@ rule zhou_fig3:
         summary_fig=f"{FIG}/zhou_fig3_summary.png",
         reach=f"{FIG}/zhou_fig3_budget_to_precision1.csv",
         claims=f"{RES}/claims/zhou_fig3.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig3_summary.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_summary.log",
     params:
@@ -74,6 +80,8 @@ rule zhou_fig1:
         nb=f"{RES}/notebooks/zhou_fig1_cost.ipynb",
         fig=f"{FIG}/zhou_fig1.png",
         claims=f"{RES}/claims/zhou_fig1.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig1_cost.tsv"
     log:
         nb=f"{LOG}/zhou_fig1_cost.log",
     params:
@@ -91,6 +99,8 @@ rule zhou_fig4_dataset:
     output:
         nb=f"{RES}/notebooks/zhou_fig4_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4/{{dataset}}.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig4_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_dataset_{{dataset}}.log",
         progress=f"{LOG}/zhou_fig4_dataset_{{dataset}}.progress.log",
@@ -112,6 +122,8 @@ rule zhou_fig4_timing:
     output:
         nb=f"{RES}/notebooks/zhou_fig4_timing_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4_timing/{{dataset}}.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig4_timing_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_timing_{{dataset}}.log",
         progress=f"{LOG}/zhou_fig4_timing_{{dataset}}.progress.log",
@@ -135,6 +147,8 @@ rule zhou_fig4:
         csv=f"{RES}/zhou/fig4.csv",
         fig=f"{FIG}/zhou_fig4.png",
         claims=f"{RES}/claims/zhou_fig4.csv",
+    benchmark:
+        f"{BENCH}/zhou_fig4_ablations.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_ablations.log",
         progress=f"{LOG}/zhou_fig4_ablations.progress.log",
@@ -158,6 +172,8 @@ rule zhou_datasets:
         fig5=f"{FIG}/zhou_fig5.png",
         fig6=f"{FIG}/zhou_fig6.png",
         claims=f"{RES}/claims/zhou_datasets.csv",
+    benchmark:
+        f"{BENCH}/zhou_datasets.tsv"
     log:
         nb=f"{LOG}/zhou_datasets.log",
     params:
@@ -177,6 +193,8 @@ rule zhou_corollary1:
         csv=f"{RES}/zhou/corollary1.csv",
         fig=f"{FIG}/zhou_corollary1.png",
         claims=f"{RES}/claims/zhou_corollary1.csv",
+    benchmark:
+        f"{BENCH}/zhou_corollary1.tsv"
     log:
         nb=f"{LOG}/zhou_corollary1.log",
     threads: THREADS
