@@ -10,8 +10,6 @@ machine (torch only; the checkout on ``PYTHONPATH``; data in ``$PAPERLIB_DATA``)
 runs, in this order and each unit only while the time left before ``--deadline`` exceeds the longest unit of its
 kind so far:
 
-* ``coverage``: :func:`paperlib.papers.pulse.coverage.pool_coverage` -- the ``pulse_coverage_pool`` rule's own call --
-  on every pool of ``theory.bandit.pools`` at ``--coverage-reps`` runs (default: the profile's ``theory.bandit.reps``);
 * ``race``: :func:`paperlib.beyond.race.experiments.dataset_accuracy` -- the ``race_dataset`` rule's own call, with
   the same seeds -- for the LRF family only, at ``--race-reps`` runs (default: the profile's ``reps``), smallest
   matrices first;
@@ -23,18 +21,19 @@ kind so far:
   figure at two refit schedules would be worse than one at the declared one). 2026-11-27: the smaller datasets on
   one H200 (17 of 23); the six largest need about 1,000 s more (docs/workflow.md).
 
-Each finished unit's rows are appended to ``coverage_summary.csv``, ``coverage_ratio.csv``, ``race_lrf.csv`` or
+Theorem 1's coverage in the bandit is no longer run here (2026-11-28): it runs as the DAG's ``pulse_coverage_block``
+jobs (blocks of runs, keyed streams), on a GPU as on the CPU (``PAPERLIB_DEVICE=cuda snakemake ...``).
+
+Each finished unit's rows are appended to ``race_lrf.csv`` or
 ``zhou_lrf.csv`` / ``zhou_lrf.settle.csv`` in
 ``--out`` (a few files come back from the machine; a call cut short keeps the units it finished), with the machine
 in a ``machine`` column. Back here::
 
     python benchmarks/gpu_declared_jobs.py merge DIR
 
-writes the coverage tables to ``results/paper/pulse/coverage/<pool>.csv`` and ``<pool>_ratio.csv`` and replaces the
-LRF family's rows of ``results/paper/race/<dataset>.csv`` (a ``machine`` column says where each row was computed).
-Then ``python benchmarks/gpu_declared_jobs.py notebooks`` executes the ``pulse_coverage_pool`` and ``race_dataset``
-notebooks from the committed tables (``summary_from``, ``acc_from``), as their rules would with the profile's
-parameters.
+replaces the LRF family's rows of ``results/paper/race/<dataset>.csv`` (a ``machine`` column says where each row was computed).
+Then ``python benchmarks/gpu_declared_jobs.py notebooks`` executes the ``race_dataset`` notebooks from the committed
+tables (``acc_from``), as their rules would with the profile's parameters.
 """
 
 from __future__ import annotations
@@ -47,7 +46,6 @@ from pathlib import Path
 
 import pandas as pd
 
-COVERAGE_DIR = Path("results/paper/pulse/coverage")
 RACE_DIR = Path("results/paper/race")
 LRF_FAMILY = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
 #: Figure 3's methods with a refit schedule (LRF, Alg. 5, fits once per budget)
@@ -96,7 +94,6 @@ def run(args) -> int:
     from paperlib import data as datasets
     from paperlib.beyond.race import experiments as RE
     from paperlib.device import describe, get_device
-    from paperlib.papers.pulse import coverage as C
     from paperlib.papers.zhou import experiments as ZE
 
     t0 = time.perf_counter()
@@ -130,16 +127,6 @@ def run(args) -> int:
             longest = max(longest, took)
             report(name, result, took)
 
-    def coverage_report(pool, result, took) -> None:
-        summary, ratios = result
-        lo, hi = zip(*summary.runs_any_ci, strict=True)
-        _append(summary.drop(columns=["runs_any_ci"]).assign(runs_any_lo=lo, runs_any_hi=hi, machine=machine,
-                                                              wall_s=took), out / "coverage_summary.csv")
-        _append(ratios.assign(machine=machine), out / "coverage_ratio.csv")
-        print(f"[{time.perf_counter() - t0:5.0f} s] coverage {pool}: {took:.1f} s; "
-              + "; ".join(f"{r.kind} {r.violations} violations / {r.informative_cells} cells, runs_any "
-                          f"{r.runs_any}/{r.runs}" for r in summary.itertuples()), flush=True)
-
     def race_report(name, acc, took) -> None:
         _append(acc.assign(machine=machine), out / "race_lrf.csv")
         last = acc[acc.budget == acc.budget.max()]
@@ -147,12 +134,6 @@ def run(args) -> int:
               + ", ".join(f"{r.method} {r.accuracy:.3f} ({r.reps} runs, {r.wall_s:.1f} s)" for r in last.itertuples()),
               flush=True)
 
-    if args.coverage_reps != 0:
-        pcfg = _config("pulse")
-        if args.coverage_reps is not None:
-            pcfg["theory"]["bandit"]["reps"] = args.coverage_reps
-        pools = args.pools.split(",") if args.pools else C.coverage_pools(pcfg)
-        units("coverage", pools, lambda pool: C.pool_coverage(pcfg, pool, device=dev), coverage_report)
     if args.race_reps != 0:
         rcfg = _config("race")
         if args.race_reps is not None:
@@ -186,13 +167,6 @@ def run(args) -> int:
 
 def merge(args) -> int:
     src = Path(args.dir)
-    if (src / "coverage_summary.csv").exists():
-        summ = pd.read_csv(src / "coverage_summary.csv")
-        ratio = pd.read_csv(src / "coverage_ratio.csv")
-        for pool, rows in summ.groupby("pool", sort=False):
-            rows.to_csv(COVERAGE_DIR / f"{pool}.csv", index=False)
-            ratio[ratio.pool == pool].to_csv(COVERAGE_DIR / f"{pool}_ratio.csv", index=False)
-            print(f"{COVERAGE_DIR / pool}.csv: {int(rows.runs.iloc[0])} runs per kind on {rows.machine.iloc[0]}")
     if (src / "race_lrf.csv").exists():
         new = pd.read_csv(src / "race_lrf.csv")
         for name, rows in new.groupby("dataset", sort=False):
@@ -248,28 +222,17 @@ def switch(args) -> int:
 
 
 def notebooks(args) -> int:
-    """Execute the ``pulse_coverage_pool`` notebook of every coverage pool and the ``race_dataset`` notebook of every
-    race matrix with their rules' parameters plus the committed tables (``summary_from``/``ratio_from``,
-    ``acc_from``), so the executed notebooks and the race figures show the tables of ``merge``."""
+    """Execute the ``race_dataset`` notebook of every race matrix with its rule's parameters plus the committed table
+    (``acc_from``), so the executed notebooks and the race figures show the tables of ``merge``."""
     import papermill as pm
 
     from paperlib.beyond.race import experiments as RE
-    from paperlib.papers.pulse import coverage as C
-
     def execute(nb: str, out: Path, params: dict) -> None:
         t = time.perf_counter()
         pm.execute_notebook(nb, str(out), kernel_name="python3", progress_bar=False, parameters=params)
         print(f"{out}: {time.perf_counter() - t:.0f} s", flush=True)
 
     nbs = Path("results/paper/notebooks")
-    if args.what in ("all", "coverage"):
-        pcfg = _config("pulse")
-        for pool in C.coverage_pools(pcfg):
-            summary, ratio = COVERAGE_DIR / f"{pool}.csv", COVERAGE_DIR / f"{pool}_ratio.csv"
-            execute("notebooks/pulse_coverage_pool.ipynb", nbs / f"pulse_coverage_pool_{pool}.ipynb",
-                    {"pulse": pcfg, "device": None, "pool": pool, "out_summary": str(summary), "out_ratio": str(ratio),
-                     "threads": 1, "summary_from": str(summary), "ratio_from": str(ratio),
-                     "progress_log": f"logs/paper/pulse_coverage_pool_{pool}.progress.log"})
     if args.what in ("all", "race", "race-split"):
         rcfg = _config("race")
         for name in rcfg["datasets"] if args.what != "race-split" else []:
@@ -296,8 +259,6 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="run the declared GPU jobs and append their rows to --out")
     r.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
     r.add_argument("--device", default=None)
-    r.add_argument("--coverage-reps", type=int, default=None,
-                   help="runs per (pool, kind) (default: the profile's); 0 skips the coverage")
     r.add_argument("--pools", help="comma-separated pools of theory.bandit.pools (default: all)")
     r.add_argument("--race-reps", type=int, default=None,
                    help="runs of each LRF-family method (default: the profile's); 0 skips the race")
@@ -312,8 +273,8 @@ def main(argv=None) -> int:
     m.add_argument("--old-machine", default="x86_64 x2 cores (developer VM)",
                    help="machine column of the race rows already committed, where they have none")
     sub.add_parser("switch", help="Figure 3's LRF pair: the staged tables become its blocks (all datasets staged)")
-    nbk = sub.add_parser("notebooks", help="execute the coverage-pool and race-dataset notebooks from the tables")
-    nbk.add_argument("what", nargs="?", choices=("all", "coverage", "race", "race-split"), default="all")
+    nbk = sub.add_parser("notebooks", help="execute the race-dataset notebooks from the tables")
+    nbk.add_argument("what", nargs="?", choices=("all", "race", "race-split"), default="all")
     nbk.add_argument("--split", action="store_true", help="also the test-half race's notebooks (race_split_dataset)")
     args = p.parse_args(argv)
     return {"run": run, "merge": merge, "switch": switch, "notebooks": notebooks}[args.cmd](args)
