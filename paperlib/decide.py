@@ -69,15 +69,21 @@ def comparison(better: int, worse: int) -> Verdict:
     return Verdict.FAILS if worse else Verdict.INCONCLUSIVE
 
 
-def within_limit(lo, hi, limit, atol: float = 1e-9) -> Verdict:
+def within_limit(lo, hi, limit, atol: float = 1e-9, lo_adj=None) -> Verdict:
     """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
 
-    ``fails`` if some interval lies entirely above the limit (a significant violation), ``holds`` if every
-    interval lies at or below it, ``inconclusive`` otherwise. ``atol`` absorbs rounding where both sides are
-    exactly zero.
+    ``holds`` if every interval lies at or below the limit (an intersection-union test: each at 95%, no correction);
+    ``fails`` if some point's Bonferroni-adjusted interval (its lower end ``lo_adj``, at 1 - 0.05 / points) lies
+    entirely above it (a significant violation at one of several points: the methods page's convention, Bonferroni
+    on intervals); ``inconclusive`` otherwise. Without ``lo_adj`` there must be one point (the 95% interval is then
+    the adjusted one). ``atol`` absorbs rounding where both sides are exactly zero.
     """
     lo, hi, limit = (np.asarray(x, dtype=float) for x in (lo, hi, limit))
-    if (lo > limit + atol).any():
+    if lo_adj is None:
+        if lo.size > 1:
+            raise ValueError("several points need their Bonferroni-adjusted lower ends (lo_adj) to decide 'fails'")
+        lo_adj = lo
+    if (np.asarray(lo_adj, dtype=float) > limit + atol).any():
         return Verdict.FAILS
     return Verdict.HOLDS if (hi <= limit + atol).all() else Verdict.INCONCLUSIVE
 

@@ -5,6 +5,8 @@ Thresholds are module constants so the tests can pin them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -38,9 +40,10 @@ SEMI_SYNTHETIC_BIAS = ("; Bench 1/2 pools are semi-synthetic, drawn from the sam
 
 
 #: Why a variance ratio above 1 at lambda* is not charged to the paper: it claims "no wider" only up to constants.
-NO_WIDER_NOT_CHARGED = ("the paper says no wider only up to the constants of the two concentration inequalities "
-                        "(its footnote), and our rule compares the variances against exactly 1, so a ratio a few "
-                        "percent above 1 is within what the statement allows")
+NO_WIDER_UP_TO_CONSTANTS = ("the statement is 'no wider up to the constants of the two concentration inequalities' "
+                            "(its footnote): a variance ratio a constant factor above 1 is within what it allows, so "
+                            "an excess can show it only where the ratio grows without bound, which a K grid this short "
+                            "cannot tell; inconclusive, not fails")
 #: Why PULSE below UCB-E in our runs is not (yet) charged to the paper.
 ABOVE_NOT_CHARGED = ("our PULSE follows the authors' code on its five conventions and matched it on a held-out split, "
                      "but their code has not been run on these pools, so a fault of ours in the predictions' fit or the "
@@ -535,8 +538,9 @@ def lemma2_claims(r: dict) -> list[Claim]:
     ev = (f"[synthetic] one model, n={r['n']} binary scores, {r['reps']} runs of K={r['K']} draws without replacement "
           f"(lambda* and predictable-lambda runs paired), realised corr(S, S_hat) = {r['corr']:.2f}; "
           "Monte Carlo variance of mu_hat (Eq. 3) over that of the observation-only mean (Eq. 4), 95% bootstrap "
-          "interval over runs; rule: fails if an interval lies above the limit, holds if all lie at or below it, "
-          "else inconclusive")
+          "interval over runs; rule: fails if an interval lies above the limit (Bonferroni-adjusted over the K grid, "
+          "1 - 0.05 / points), holds if all 95% intervals lie at or below it (an intersection-union test), else "
+          "inconclusive")
     literal = r.get("literal_within_bound")
     star = titled(
         PAPER, f"pulse-lemma-2-variance-reduction-{key(r['kind'])}-predictions", f"Lemma 2 variance reduction ({r['kind']} predictions)",
@@ -566,12 +570,14 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "Lemma 2 implies that PULSE's CI is no wider than the observation-only CI (up to the constants of the two "
         "concentration inequalities), here at lambda*",
         ev.replace("rule: fails if an interval lies above the limit", "at lambda*, against 1; rule: fails if an "
-                   "interval lies above 1"),
+                   "interval lies above 1") + "; a significant excess is inconclusive, not fails: the statement allows "
+        "a constant factor",
         "Var ratio at lambda* (95% CI) vs 1: " + _curve_text(c, "ratio_star", "one")
         + ("; lambda* is left unclipped here (negative for adversarial predictions, where the printed lambda would be "
            "clipped to [0, 1]): the ratio stays at or below 1 only because of that" if r["kind"] == "adversarial" else ""),
-        within_limit(c.ratio_star_lo, c.ratio_star_hi, 1.0))
-    no_wider = not_charged(no_wider, NO_WIDER_NOT_CHARGED)
+        within_limit(c.ratio_star_lo, c.ratio_star_hi, 1.0, lo_adj=_adjusted(c, "ratio_star")))
+    if no_wider.verdict == "fails":  # a significant excess of a constant factor is within the statement
+        no_wider = replace(no_wider, verdict="inconclusive", measured=f"{no_wider.measured}; {NO_WIDER_UP_TO_CONSTANTS}")
     hat = titled(
         PAPERLIB_SETTINGS, f"pulse-step-3-predictable-lambda-no-wider-{key(r['kind'])}-predictions",
         f"Step 3 predictable lambda no wider ({r['kind']} predictions)",
@@ -582,8 +588,15 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "Var ratio at the predictable lambda (95% CI): " + _curve_text(c, "ratio_hat", "one")
         + f"; per step, Var(Z|F) at the predictable lambda exceeds the observation-only one at {r['hat_worse_than_obs']:.0%} "
         "of (run, step) points",
-        within_limit(c.ratio_hat_lo, c.ratio_hat_hi, 1.0))
+        within_limit(c.ratio_hat_lo, c.ratio_hat_hi, 1.0, lo_adj=_adjusted(c, "ratio_hat")))
     return [star, no_wider, hat]
+
+
+def _adjusted(c: pd.DataFrame, name: str) -> np.ndarray:
+    """The Bonferroni-adjusted lower ends of a ratio's intervals over the K grid (``<name>_lo_adj``, at 1 - 0.05 /
+    points). A table made before they were kept has none: then no point is called a significant violation (-inf)."""
+    col = f"{name}_lo_adj"
+    return c[col].to_numpy() if col in c else np.full(len(c), -np.inf)
 
 
 def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
