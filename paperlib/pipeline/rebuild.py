@@ -48,7 +48,9 @@ def _pulse_summary(res: Path, cfg: dict) -> list[Claim]:
     from ..papers.pulse import experiments as E
 
     c = paper_config(cfg, "pulse")
-    return C.experiment_claims(_read(_existing([res / "pulse/pools" / f"{p}.csv" for p in E.pool_names(c)])))
+    authors = sorted((res / "pulse" / "authors").glob("*.csv"))
+    theirs = pd.concat([E.authors_runs(p) for p in authors], ignore_index=True) if authors else None
+    return C.experiment_claims(_read(_existing([res / "pulse/pools" / f"{p}.csv" for p in E.pool_names(c)])), theirs)
 
 
 def _race(res: Path, cfg: dict) -> list[Claim]:

@@ -72,6 +72,8 @@ rule pulse_summary:
     input:
         nb="notebooks/pulse_summary.ipynb",
         csvs=expand(rules.pulse_pool.output.csv, pool=PULSE_POOLS),
+        # runs of the authors' code on our pools (benchmarks/pulse_authors_side_by_side.py), where there are some
+        authors=sorted(str(p) for p in Path(RES, "pulse", "authors").glob("*.csv")),
     output:
         nb=f"{RES}/notebooks/pulse_summary.ipynb",
         fig1=f"{FIG}/pulse_fig1.png",

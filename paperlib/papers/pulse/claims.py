@@ -318,10 +318,56 @@ def by_data_kind(build, runs: pd.DataFrame) -> Claim:
                  verdict)
 
 
-def experiment_claims(runs: pd.DataFrame) -> list[Claim]:
+def authors_savings(runs: pd.DataFrame, authors: pd.DataFrame | None) -> list[dict]:
+    """Per pool where a run of the authors' code is here (:func:`paperlib.papers.pulse.experiments.authors_runs`):
+    the bandit calls at which their PULSE and our UCB-E reach 95% accuracy, and the saving with its 95% bootstrap
+    interval (:func:`_saving_draws` on their PULSE beside our UCB-E)."""
+    out = []
+    if authors is None or not len(authors):
+        return out
+    for pool, theirs in authors.groupby("pool", sort=False):
+        ours = runs[(runs.pool == pool) & (runs.method == "ucbe-batch")]
+        if ours.empty:
+            continue
+        both = pd.concat([ours[["method", "bandit_calls", "accuracy", "reps"]], theirs.assign(method="pulse")[
+            ["method", "bandit_calls", "accuracy", "reps"]]], ignore_index=True)
+        u = E.calls_to_accuracy(ours.sort_values("bandit_calls").bandit_calls, ours.sort_values("bandit_calls").accuracy,
+                                0.95)
+        t = theirs.sort_values("bandit_calls")
+        a = E.calls_to_accuracy(t.bandit_calls, t.accuracy, 0.95)
+        draws = _saving_draws(both)
+        lo, hi = ((np.nan, np.nan) if draws is None else
+                  (x if x > _LOSS else -np.inf for x in np.quantile(np.maximum(draws, _LOSS), [0.025, 0.975])))
+        out.append(dict(pool=pool, seeds=int(theirs.reps.iloc[0]), theirs=a, ucbe=u,
+                        saving=1 - a / u if np.isfinite(a) and np.isfinite(u) else np.nan, lo=lo, hi=hi))
+    return out
+
+
+def _authors_text(rows: list[dict]) -> str:
+    fmt = lambda x: "a loss" if not np.isfinite(x) else f"{x:.0%}"  # noqa: E731
+    return "; ".join(
+        f"the authors' code on {r['pool']} ({r['seeds']} seeds, results/<profile>/pulse/authors/{r['pool']}.csv): their "
+        f"PULSE reaches 95% at {r['theirs']:,.0f} bandit calls, our UCB-E at {r['ucbe']:,.0f}, a saving of "
+        f"{fmt(r['saving'])} (95% interval {fmt(r['lo'])} to {fmt(r['hi'])})" for r in rows)
+
+
+def experiment_claims(runs: pd.DataFrame, authors: pd.DataFrame | None = None) -> list[Claim]:
     """Figures 1-3 and Sec. 4.1-5: savings, Naive-Pooling worst, PULSE above UCB-E, effective budget, run time,
-    non-binary scores; each comparative row judged on the real pools where they disagree with the others."""
+    non-binary scores; each comparative row judged on the real pools where they disagree with the others.
+    ``authors``: runs of the authors' code (:func:`paperlib.papers.pulse.experiments.authors_runs`), which the savings
+    row compares with our UCB-E on the same pool."""
     out = [by_data_kind(f, runs) for f in (_savings_claim, _naive_worst_claim, _above_claim, _effective_budget_claim)]
+    theirs = authors_savings(runs, authors)
+    if theirs:
+        sav = out[0]
+        below = all(np.isfinite(r["hi"]) and r["hi"] < SAVING_UP_TO for r in theirs)
+        sav = replace(sav, measured=f"{sav.measured}; {_authors_text(theirs)}")
+        out[0] = not_charged(sav, (
+            "the authors' code, run on " + ", ".join(r["pool"] for r in theirs) + ", saves "
+            + ("below" if below else "not clearly below") + f" {SAVING_UP_TO:.0%} against our UCB-E there as well, so on "
+            "that pool the shortfall is not our implementation's; the paper's 46% is on its Bench pools, whose raw "
+            "0/1 matrices we could not retrieve (ours are low-rank stand-ins): the check that would settle it is their "
+            "code, or ours, on those matrices"))
     out.append(_full_test_claim(runs))
     out = [not_charged(c, ABOVE_NOT_CHARGED) if c.claim in ("pulse-pulse-above-ucb-e-throughout-fig-2",
                                                              "pulse-full-test-sets-fig-4") else c for c in out]

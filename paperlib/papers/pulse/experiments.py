@@ -254,6 +254,19 @@ def published_run(cfg: dict, blocks_dir, name: str, method: str, run: int) -> pd
     return t[(t.method == method) & (t.run == int(run)) & (t.fit == 0)].reset_index(drop=True)
 
 
+def authors_runs(path) -> pd.DataFrame:
+    """A run of the authors' code (``elad-tolo/pulse-llm-eval``, their PULSE: ``variant`` cv_wor) on one of our pools,
+    as ``benchmarks/pulse_authors_side_by_side.py`` wrote it (one row per seed, a 0/1 column ``b<calls>`` per bandit
+    budget): their accuracy per budget, (pool, bandit_calls, accuracy, reps)."""
+    t = pd.read_csv(path)
+    t = t[t.variant == "cv_wor"] if "variant" in t else t
+    cols = [c for c in t.columns if c.startswith("b") and c[1:].isdigit()]
+    if t.empty or not cols:
+        raise ValueError(f"{path} has no runs of the authors' PULSE (variant cv_wor, columns b<calls>)")
+    return pd.DataFrame([{"pool": pool, "bandit_calls": int(c[1:]), "accuracy": float(g[c].mean()), "reps": len(g)}
+                         for pool, g in t.groupby("pool", sort=False) for c in cols])
+
+
 def calls_to_accuracy(calls, acc, level: float) -> float:
     """First budget at which accuracy reaches ``level`` (linear interpolation; NaN if never)."""
     return first_crossing(calls, acc, level, direction="up")
