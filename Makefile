@@ -13,7 +13,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install torch==2.13.0
 	$(PY) -m pip install -e ".[workflow,dev,cluster,inspect]"
-	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	@# the source notebooks are committed without outputs: git strips them on add (.gitattributes names the filter)
+	-git config filter.nbstripout.clean "$(CURDIR)/$(VENV)/bin/nbstripout" && git config filter.nbstripout.smudge cat \
+	  && git config filter.nbstripout.required false
 	touch $@
 
 setup: $(VENV)/.installed
@@ -26,6 +29,10 @@ reproduce: setup
 # Its own light environment (no torch, no workflow: about a minute to set up from PyPI), unless `make setup`'s full one
 # is already there; set REPORT_VENV=$(VENV) to use the full one. paperlib goes in last and without its dependencies,
 # so that pip has no torch to complain about (the report never imports it).
+# `make report REPORT=paper` (or PROFILE=paper, as the other targets take it)
+ifeq ($(origin PROFILE),command line)
+REPORT ?= $(PROFILE)
+endif
 REPORT ?= paper
 REPORT_VENV ?= $(if $(wildcard $(VENV)/.installed),$(VENV),.venv-report)
 REPORT_DEPS = $(shell $(PYTHON) -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['report']))")

@@ -148,8 +148,9 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
                         f"```{{image}} figures/jobs/{path.parent.name}/{rel}\n:width: 100%\n:class: job-figure\n"
                         f":alt: {path.stem}\n```", ""]
             if figs:
-                out += [f'<p class="print-only">The {len(figs)} per-dataset figures are on the site (each repeats a '
-                        "panel of the figures above, larger).</p>", ""]
+                out += [f'<p class="print-only">The {len(figs)} per-dataset figures are in the HTML report '
+                        f"(site/{ctx.profile}/index.html, built by <code>make report REPORT={ctx.profile}</code>; each "
+                        "repeats a panel of the figures above, larger).</p>", ""]
             out += [":::", ""]
     mine = [c for c in ctx.claims if c.paper in chapter_labels and c.claim not in ctx.placed
             and (leftovers or (nb and ctx.home.get(c.claim) == nb))]
@@ -275,7 +276,7 @@ def references_md(ctx: Context) -> str:
     # "This report" before the datasets: the book ends with the datasets table, whose last rows the print CSS keeps
     # together (a short closing section after it was printed alone on the last page at a 12 px font)
     lines += ["", "## This report", "",
-              f"The site and its PDF are built from committed results only (`make report PROFILE={ctx.profile}`); "
+              f"The HTML report and its PDF are built from committed results only (`make report REPORT={ctx.profile}`); "
               "each section links to the notebook that made its figures (its page is the executed notebook; the file is in the "
               "repository's notebooks/ folder).",
               ""]
@@ -444,7 +445,7 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "```bash",
         "make setup                  # a Python >= 3.11 environment",
         f"make reproduce PROFILE={ctx.profile}  # every figure, table, ledger row",
-        f"make report PROFILE={ctx.profile}     # this book (no job runs)",
+        f"make report REPORT={ctx.profile}      # this book (no job runs)",
         "```",
         "",
         "One figure: `snakemake --profile profiles/paper figures/paper/zhou_fig3.png`. The data: "
@@ -471,9 +472,10 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
 
 def ledger_md(ctx: Context, chapters: list[dict]) -> str:
     page = {label: ch["id"] for ch in chapters for label in ch["ledger"]}
-    lines = ["# The ledger", "", f"All {len(ctx.claims)} rows of `figures/{ctx.profile}/claims.csv`, in ledger order, "
-             "with the statement, the verdict and what we measured in full; each links to its place in a chapter, "
-             "where the evidence and the rule that decided the verdict are.", "",
+    lines = ["# The ledger", "", f'<p class="screen-only">All {len(ctx.claims)} rows of '
+             f"<code>figures/{ctx.profile}/claims.csv</code>, in ledger order, with the statement, the verdict and what "
+             "we measured in full; each links to its place in a chapter, where the evidence and the rule that decided "
+             "the verdict are.</p>", "",
              '<p class="print-only">Printed as an index (row, statement, verdict): each row\'s measured values are '
              "printed with it in its chapter.</p>", ""]
     for label in dict.fromkeys(c.paper for c in ctx.claims):
@@ -561,8 +563,9 @@ def methods_md(ctx: Context) -> str:
         profile_yaml.rstrip(),
         "```",
         "",
-        f'<p class="print-only">The configuration ({len(profile_yaml.splitlines())} lines) is printed on the site\'s '
-        f"Methods page and lives in <code>paperlib/config/{ctx.profile}.yaml</code>.</p>",
+        f'<p class="print-only">The configuration ({len(profile_yaml.splitlines())} lines) is printed on the HTML '
+        f"report's Methods page (site/{ctx.profile}/methods.html) and lives in "
+        f"<code>paperlib/config/{ctx.profile}.yaml</code>.</p>",
         "",
     ])
 

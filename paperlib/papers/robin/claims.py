@@ -43,8 +43,8 @@ def _kinds(df) -> str:
 
 #: What rules out a fault of ours behind the higher-delta row's "fails" (issue 41's audit).
 HIGHER_DELTA_EXCLUDES = (
-    "; excludes our error: the compared ROBIN-HOOD is the procedure of the authors' OptimalDesign.ipynb (data/robin_official "
-    "PROVENANCE: round-robin for 4 ln(1/delta) rounds per pair, then the arg-max of the variance UCB with log(1/delta) "
+    "; excludes our error: the compared ROBIN-HOOD is the procedure of the authors' OptimalDesign.ipynb (its data note, "
+    "robin_official/PROVENANCE.md in the project data, $PAPERLIB_DATA: round-robin for 4 ln(1/delta) rounds per pair, then the arg-max of the variance UCB with log(1/delta) "
     "over the pulls), so a higher delta only shortens the warm-up (10,807 vs 20,164 queries at K = 1,016) and the "
     "UCB's log term; and the paper's own Figure 5 (delta = 0.07) shows ROBIN-HOOD levelling off above ROBIN rather "
     "than approaching it, the direction measured here")
