@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
 
-.PHONY: setup reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks
+.PHONY: setup lab reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -20,6 +20,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# JupyterLab on the notebooks' index (bound to this machine only; root allowed, as in a container)
+LAB_PORT ?= 8888
+lab: setup
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --no-browser --allow-root \
+	  --ServerApp.root_dir=$(CURDIR) notebooks/index.ipynb
 
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)

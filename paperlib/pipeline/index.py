@@ -1,0 +1,112 @@
+"""The notebooks' index (``notebooks/index.ipynb``): a reader's way in, made from the report's shape.
+
+One markdown notebook, written from ``paperlib/pipeline/book.yaml`` (the one place that says which notebook makes
+which paper figure): for every chapter its sections in the paper's order, each with its source notebook (runs at
+smoke size by hand) and its executed copies of the quick and paper profiles (``results/<profile>/notebooks/``); then
+the job notebooks the summaries gather, and any notebook of ``notebooks/`` the book does not name. ``make lab`` opens
+JupyterLab on it; ``python -m paperlib.pipeline.index`` rewrites it (``tests/test_notebook_index.py`` fails when the
+committed index is stale or misses a notebook).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from .. import paths
+
+BOOK = Path(__file__).with_name("book.yaml")
+PROFILES = ("paper", "quick")
+
+#: the job notebooks, which a summary gathers (its per-dataset, per-pool or per-block jobs)
+JOBS = {
+    "zhou_fig3_block": "Zhou Figure 3: one block of runs on one dataset",
+    "zhou_fig3_dataset": "Zhou Figure 3: one dataset's blocks pooled",
+    "zhou_fig4_dataset": "Zhou Figure 4: the ablations on one dataset",
+    "pulse_cv_pool": "PULSE Step 1: cross-validation on one pool",
+    "pulse_fit": "PULSE Step 1: the factors of one pool, read by its blocks",
+    "pulse_block": "PULSE Figures 1-4: one block of runs on one pool",
+    "pulse_pool": "PULSE Figures 1-4: one pool's blocks concatenated",
+    "pulse_coverage_block": "PULSE Theorem 1 in the bandit: one block of runs on one pool",
+    "pulse_coverage_pool": "PULSE Theorem 1 in the bandit: one pool",
+    "robin_cell": "ROBIN Figures 3-9: one judge x attribute cell",
+    "race_dataset": "The race: one matrix",
+}
+
+
+def _cell(text: str, i: int) -> dict:
+    return {"cell_type": "markdown", "id": f"index-{i:02d}", "metadata": {}, "source": text.splitlines(True)}
+
+
+def _links(root: Path, name: str) -> str:
+    out = [f"[source](./{name}.ipynb)"]
+    for prof in PROFILES:
+        if (root / "results" / prof / "notebooks" / f"{name}.ipynb").exists():
+            out.append(f"[executed, {prof}](../results/{prof}/notebooks/{name}.ipynb)")
+    return " · ".join(out)
+
+
+def index_notebook(root: Path | None = None) -> dict:
+    """The index as a notebook (nbformat 4 JSON)."""
+    root = Path(root or paths.ROOT)
+    book = yaml.safe_load(BOOK.read_text())
+    named = set()
+    parts = ["# The notebooks\n\nEvery figure, table and verdict of the reproduction comes from one of these notebooks, "
+             "run by the Snakemake workflow (`make reproduce`, the quick profile; `make reproduce PROFILE=paper`, the "
+             "published scale). A **source** notebook opened here runs at smoke size (toy data, a few runs: a wiring "
+             "check, whose verdicts are not the paper run's); its **executed** copies under `results/<profile>/"
+             "notebooks/` show the runs the ledger grades. `make report` builds the same as a book with the ledger.\n"]
+    for ch in book["chapters"]:
+        lines = [f"## {ch['title']}\n"]
+        for sec in ch["sections"]:
+            nb = sec.get("notebook")
+            if not nb:
+                continue
+            named.add(nb)
+            lines.append(f"- **{sec['title']}**: `{nb}` ({_links(root, nb)})")
+            jobs = (sec.get("jobs") or {}).get("notebook")
+            if jobs:
+                lines.append(f"  - its jobs: `{jobs}`, one per dataset or pool (source [here](./{jobs}.ipynb); "
+                             f"executed under `results/<profile>/notebooks/{jobs}_*.ipynb`)")
+                named.add(jobs)
+        parts.append("\n".join(lines) + "\n")
+    jobs = [f"- `{k}`: {v} ([source](./{k}.ipynb))" for k, v in JOBS.items() if (root / "notebooks" / f"{k}.ipynb").exists()]
+    named |= set(JOBS)
+    parts.append("## The jobs the summaries gather\n\nRun by the workflow, one per dataset, pool, cell or block of runs; "
+                 "their tables are the results the summaries read (the blocks' executed notebooks are logs, under "
+                 "`logs/<profile>/notebooks/`).\n\n" + "\n".join(jobs) + "\n")
+    rest = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb") if p.stem not in named and p.stem != "index")
+    if rest:
+        parts.append("## Other notebooks\n\n" + "\n".join(f"- `{n}` ({_links(root, n)})" for n in rest) + "\n")
+    return {"cells": [_cell(p, i) for i, p in enumerate(parts)],
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def render(nb: dict) -> str:
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=None, help="default: notebooks/index.ipynb of the checkout")
+    p.add_argument("--check", action="store_true", help="exit 1 if the committed index is not what this writes")
+    args = p.parse_args(argv)
+    out = args.out or Path(paths.ROOT) / "notebooks" / "index.ipynb"
+    text = render(index_notebook())
+    if args.check:
+        same = out.exists() and out.read_text() == text
+        print(f"{out}: {'current' if same else 'stale: run python -m paperlib.pipeline.index'}")
+        return 0 if same else 1
+    out.write_text(text)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
