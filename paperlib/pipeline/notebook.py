@@ -38,14 +38,36 @@ def page_path(path, default: str, k: int) -> Path:
     return p if k == 1 else p.with_name(f"{p.stem}_p{k}{p.suffix}")
 
 
+#: whether this kernel's notebook runs at smoke size (its defaults, or the smoke profile): its verdicts say so
+_smoke = False
+
+SMOKE_BANNER = ("**Smoke size.** This notebook runs at its defaults: the smoke profile's toy data and a few runs, a "
+                "check that the code runs end to end. Its verdicts are about that wiring check, not the paper's "
+                "statements: the runs the ledger grades are the executed copies under `results/paper/notebooks/` "
+                "(and `figures/paper/claims.csv`), listed in `notebooks/index.ipynb`.")
+
+
 def start(part: str, block: dict | None, threads: int = 2, progress_log: str | None = None) -> dict:
     """A notebook's one set-up call: its block of the profile checked against the schema (the smoke profile's block
-    when ``block`` is None, so a notebook opened by hand runs at smoke size), then :func:`setup`."""
+    when ``block`` is None, so a notebook opened by hand runs at smoke size, and says so in a banner), then
+    :func:`setup`."""
     from .config import check_paper_config, smoke_config
 
+    global _smoke
     cfg = check_paper_config(block, part) if block is not None else smoke_config(part)
+    _smoke = block is None or cfg == smoke_config(part)
     setup(threads, progress_log)
+    if _smoke:
+        _show_markdown(SMOKE_BANNER)
     return cfg
+
+
+def _show_markdown(text: str) -> None:
+    try:
+        from IPython.display import Markdown, display
+    except ImportError:  # outside a kernel: nothing to show
+        return
+    display(Markdown(text))
 
 
 def setup(threads: int = 2, progress_log: str | None = None) -> None:
@@ -152,9 +174,12 @@ def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
 
     claims = final(claims)
 
-    lines = ["## What we measured", ""]
-    lines += [f"- **{c.verdict}** `{c.claim}` — {c.statement}: {c.measured}" for c in claims]
+    tag = " (smoke)" if _smoke else ""
+    lines = ["## What we measured" + (" at smoke size" if _smoke else ""), ""]
+    lines += [f"- **{c.verdict}**{tag} `{c.claim}` — {c.statement}: {c.measured}" for c in claims]
     lines += [f"- {n}" for n in notes]
     if len(lines) == 2:
         lines.append("- nothing: no claim was evaluated with these parameters")
+    if _smoke:
+        lines += ["", SMOKE_BANNER]
     return Markdown("\n".join(lines))
