@@ -491,6 +491,7 @@ def ledger_md(ctx: Context, chapters: list[dict]) -> str:
 
 def methods_md(ctx: Context) -> str:
     from ..data.registry import entries
+    from .costs import cost_markdown
 
     reg = entries()
     profile_yaml = yaml.safe_dump({k: v for k, v in (ctx.config or {}).items() if k not in ("resources", "reductions")},
@@ -517,6 +518,8 @@ def methods_md(ctx: Context) -> str:
         "",
         *reductions_table(ctx.config),
         "",
+        "(costs)=",
+        *cost_markdown(ctx.executed.parent / "benchmarks"),
         "(verdicts)=",
         "## How verdicts are decided",
         "",

@@ -9,7 +9,7 @@ rule claims:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",
     benchmark:
-        f"{BENCH}/claims.tsv"
+        f"{BENCH}/claims/claims.tsv"
     log:
         f"{LOG}/claims.log",
     resources:

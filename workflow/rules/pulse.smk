@@ -9,7 +9,7 @@ rule pulse_fit:
     output:
         npz=temp(f"{RES}/pulse/fits/{{pool}}.fit{{fit}}.npz"),
     benchmark:
-        f"{BENCH}/pulse_fit_{{pool}}_fit{{fit}}.tsv"
+        f"{BENCH}/pulse_fit/pulse_fit_{{pool}}_fit{{fit}}.tsv"
     log:
         nb=f"{LOG}/pulse_fit_{{pool}}_fit{{fit}}.log",
         executed=f"{LOG}/notebooks/pulse_fit_{{pool}}_fit{{fit}}.ipynb",
@@ -33,7 +33,7 @@ rule pulse_block:
     output:
         csv=f"{RES}/pulse/blocks/{{pool}}.b{{block}}.csv.gz",
     benchmark:
-        f"{BENCH}/pulse_block_{{pool}}_b{{block}}.tsv"
+        f"{BENCH}/pulse_block/pulse_block_{{pool}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/pulse_block_{{pool}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/pulse_block_{{pool}}_b{{block}}.ipynb",
@@ -56,7 +56,7 @@ rule pulse_pool:
         nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/pools/{{pool}}.csv",
     benchmark:
-        f"{BENCH}/pulse_pool_{{pool}}.tsv"
+        f"{BENCH}/pulse_pool/pulse_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_pool_{{pool}}.log",
     params:
@@ -82,7 +82,7 @@ rule pulse_summary:
         table=f"{FIG}/pulse_budget95.csv",
         claims=f"{RES}/claims/pulse_summary.csv",
     benchmark:
-        f"{BENCH}/pulse_summary.tsv"
+        f"{BENCH}/pulse_summary/pulse_summary.tsv"
     log:
         nb=f"{LOG}/pulse_summary.log",
     params:
@@ -101,7 +101,7 @@ rule pulse_cv_pool:
         nb=f"{RES}/notebooks/pulse_cv_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/cv/{{pool}}.csv",
     benchmark:
-        f"{BENCH}/pulse_cv_pool_{{pool}}.tsv"
+        f"{BENCH}/pulse_cv_pool/pulse_cv_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_cv_pool_{{pool}}.log",
         progress=f"{LOG}/pulse_cv_pool_{{pool}}.progress.log",
@@ -124,7 +124,7 @@ rule pulse_lowrank:
         csv=f"{FIG}/pulse_cv.csv",
         claims=f"{RES}/claims/pulse_lowrank.csv",
     benchmark:
-        f"{BENCH}/pulse_lowrank.tsv"
+        f"{BENCH}/pulse_lowrank/pulse_lowrank.tsv"
     log:
         nb=f"{LOG}/pulse_lowrank.log",
     params:
@@ -144,7 +144,7 @@ rule pulse_theory:
         nb=f"{RES}/notebooks/pulse_theory.ipynb",
         claims=f"{RES}/claims/pulse_theory.csv",
     benchmark:
-        f"{BENCH}/pulse_theory.tsv"
+        f"{BENCH}/pulse_theory/pulse_theory.tsv"
     log:
         nb=f"{LOG}/pulse_theory.log",
     threads: THREADS
@@ -165,7 +165,7 @@ rule pulse_coverage_block:
     output:
         cells=temp(f"{RES}/pulse/coverage/blocks/{{pool}}.b{{block}}.npz"),
     benchmark:
-        f"{BENCH}/pulse_coverage_block_{{pool}}_b{{block}}.tsv"
+        f"{BENCH}/pulse_coverage_block/pulse_coverage_block_{{pool}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/pulse_coverage_block_{{pool}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/pulse_coverage_block_{{pool}}_b{{block}}.ipynb",
@@ -189,7 +189,7 @@ rule pulse_coverage_pool:
         summary=f"{RES}/pulse/coverage/{{pool}}.csv",
         ratio=f"{RES}/pulse/coverage/{{pool}}_ratio.csv",
     benchmark:
-        f"{BENCH}/pulse_coverage_pool_{{pool}}.tsv"
+        f"{BENCH}/pulse_coverage_pool/pulse_coverage_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_coverage_pool_{{pool}}.log",
         progress=f"{LOG}/pulse_coverage_pool_{{pool}}.progress.log",
@@ -214,7 +214,7 @@ rule pulse_coverage:
         csv=f"{FIG}/pulse_theorem1_bandit.csv",
         claims=f"{RES}/claims/pulse_coverage.csv",
     benchmark:
-        f"{BENCH}/pulse_coverage.tsv"
+        f"{BENCH}/pulse_coverage/pulse_coverage.tsv"
     log:
         nb=f"{LOG}/pulse_coverage.log",
         progress=f"{LOG}/pulse_coverage.progress.log",

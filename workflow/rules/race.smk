@@ -10,7 +10,7 @@ rule race_dataset:
         acc=f"{RES}/race/{{dataset}}.csv",
         fig=f"{FIG}/race/{{dataset}}.png",
     benchmark:
-        f"{BENCH}/race_dataset_{{dataset}}.tsv"
+        f"{BENCH}/race_dataset/race_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_dataset_{{dataset}}.log",
         progress=f"{LOG}/race_dataset_{{dataset}}.progress.log",
@@ -32,7 +32,7 @@ rule race_split_dataset:
         acc=f"{RES}/race/split/{{dataset}}.csv",
         fig=f"{FIG}/race/split/{{dataset}}.png",
     benchmark:
-        f"{BENCH}/race_split_dataset_{{dataset}}.tsv"
+        f"{BENCH}/race_split_dataset/race_split_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_split_dataset_{{dataset}}.log",
         progress=f"{LOG}/race_split_dataset_{{dataset}}.progress.log",
@@ -59,7 +59,7 @@ rule race:
         claims=f"{RES}/claims/race.csv",
         **({"split_fig": f"{FIG}/race_split.png"} if RACE_SPLIT_DATASETS else {}),
     benchmark:
-        f"{BENCH}/race.tsv"
+        f"{BENCH}/race/race.tsv"
     log:
         nb=f"{LOG}/race.log",
         progress=f"{LOG}/race.progress.log",

@@ -8,7 +8,7 @@ rule report:
     output:
         index=f"site/{OUT}/index.html",
     benchmark:
-        f"{BENCH}/report.tsv"
+        f"{BENCH}/report/report.tsv"
     params:
         executed=f"{RES}/notebooks",
         figures=FIG,

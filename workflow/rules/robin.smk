@@ -12,7 +12,7 @@ rule robin_data:
         csv=f"{FIG}/robin_data.csv",
         claims=f"{RES}/claims/robin_data.csv",
     benchmark:
-        f"{BENCH}/robin_data.tsv"
+        f"{BENCH}/robin_data/robin_data.tsv"
     log:
         nb=f"{LOG}/robin_data.log",
     params:
@@ -31,7 +31,7 @@ rule robin_cell:
         nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
         csv=f"{RES}/robin/cells/{{cell}}.csv.gz",
     benchmark:
-        f"{BENCH}/robin_cell_{{cell}}.tsv"
+        f"{BENCH}/robin_cell/robin_cell_{{cell}}.tsv"
     log:
         nb=f"{LOG}/robin_cell_{{cell}}.log",
         progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
@@ -58,7 +58,7 @@ rule robin_summary:
         table2_md=f"{FIG}/robin_table2.md",
         claims=f"{RES}/claims/robin_summary.csv",
     benchmark:
-        f"{BENCH}/robin_summary.tsv"
+        f"{BENCH}/robin_summary/robin_summary.tsv"
     log:
         nb=f"{LOG}/robin_summary.log",
     params:
@@ -79,7 +79,7 @@ rule robin_theory:
         fig=f"{FIG}/robin_theory.png",
         claims=f"{RES}/claims/robin_theory.csv",
     benchmark:
-        f"{BENCH}/robin_theory.tsv"
+        f"{BENCH}/robin_theory/robin_theory.tsv"
     log:
         nb=f"{LOG}/robin_theory.log",
     threads: THREADS

@@ -12,7 +12,7 @@ rule search_certified:
         fig=f"{FIG}/search_certified.png",
         claims=f"{RES}/claims/search_certified.csv",
     benchmark:
-        f"{BENCH}/search_certified.tsv"
+        f"{BENCH}/search_certified/search_certified.tsv"
     log:
         nb=f"{LOG}/search_certified.log",
         progress=f"{LOG}/search_certified.progress.log",
@@ -40,7 +40,7 @@ rule search_prior:
         fig=f"{FIG}/search_prior.png",
         claims=f"{RES}/claims/search_prior.csv",
     benchmark:
-        f"{BENCH}/search_prior.tsv"
+        f"{BENCH}/search_prior/search_prior.tsv"
     log:
         nb=f"{LOG}/search_prior.log",
         progress=f"{LOG}/search_prior.progress.log",

@@ -10,7 +10,7 @@ rule zhou_fig3_block:
         csv=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.csv",
         settle=f"{RES}/zhou/fig3/blocks/{{dataset}}.b{{block}}.settle.csv",
     benchmark:
-        f"{BENCH}/zhou_fig3_block_{{dataset}}_b{{block}}.tsv"
+        f"{BENCH}/zhou_fig3_block/zhou_fig3_block_{{dataset}}_b{{block}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_block_{{dataset}}_b{{block}}.log",
         executed=f"{LOG}/notebooks/zhou_fig3_block_{{dataset}}_b{{block}}.ipynb",
@@ -36,7 +36,7 @@ rule zhou_fig3_dataset:
         settle=f"{RES}/zhou/fig3/{{dataset}}.settle.csv",
         fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
     benchmark:
-        f"{BENCH}/zhou_fig3_dataset_{{dataset}}.tsv"
+        f"{BENCH}/zhou_fig3_dataset/zhou_fig3_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
     params:
@@ -60,7 +60,7 @@ rule zhou_fig3:
         reach=f"{FIG}/zhou_fig3_budget_to_precision1.csv",
         claims=f"{RES}/claims/zhou_fig3.csv",
     benchmark:
-        f"{BENCH}/zhou_fig3_summary.tsv"
+        f"{BENCH}/zhou_fig3/zhou_fig3_summary.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_summary.log",
     params:
@@ -81,7 +81,7 @@ rule zhou_fig1:
         fig=f"{FIG}/zhou_fig1.png",
         claims=f"{RES}/claims/zhou_fig1.csv",
     benchmark:
-        f"{BENCH}/zhou_fig1_cost.tsv"
+        f"{BENCH}/zhou_fig1/zhou_fig1_cost.tsv"
     log:
         nb=f"{LOG}/zhou_fig1_cost.log",
     params:
@@ -100,7 +100,7 @@ rule zhou_fig4_dataset:
         nb=f"{RES}/notebooks/zhou_fig4_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4/{{dataset}}.csv",
     benchmark:
-        f"{BENCH}/zhou_fig4_dataset_{{dataset}}.tsv"
+        f"{BENCH}/zhou_fig4_dataset/zhou_fig4_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_dataset_{{dataset}}.log",
         progress=f"{LOG}/zhou_fig4_dataset_{{dataset}}.progress.log",
@@ -123,7 +123,7 @@ rule zhou_fig4_timing:
         nb=f"{RES}/notebooks/zhou_fig4_timing_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4_timing/{{dataset}}.csv",
     benchmark:
-        f"{BENCH}/zhou_fig4_timing_{{dataset}}.tsv"
+        f"{BENCH}/zhou_fig4_timing/zhou_fig4_timing_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_timing_{{dataset}}.log",
         progress=f"{LOG}/zhou_fig4_timing_{{dataset}}.progress.log",
@@ -148,7 +148,7 @@ rule zhou_fig4:
         fig=f"{FIG}/zhou_fig4.png",
         claims=f"{RES}/claims/zhou_fig4.csv",
     benchmark:
-        f"{BENCH}/zhou_fig4_ablations.tsv"
+        f"{BENCH}/zhou_fig4/zhou_fig4_ablations.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_ablations.log",
         progress=f"{LOG}/zhou_fig4_ablations.progress.log",
@@ -173,7 +173,7 @@ rule zhou_datasets:
         fig6=f"{FIG}/zhou_fig6.png",
         claims=f"{RES}/claims/zhou_datasets.csv",
     benchmark:
-        f"{BENCH}/zhou_datasets.tsv"
+        f"{BENCH}/zhou_datasets/zhou_datasets.tsv"
     log:
         nb=f"{LOG}/zhou_datasets.log",
     params:
@@ -194,7 +194,7 @@ rule zhou_corollary1:
         fig=f"{FIG}/zhou_corollary1.png",
         claims=f"{RES}/claims/zhou_corollary1.csv",
     benchmark:
-        f"{BENCH}/zhou_corollary1.tsv"
+        f"{BENCH}/zhou_corollary1/zhou_corollary1.tsv"
     log:
         nb=f"{LOG}/zhou_corollary1.log",
     threads: THREADS
