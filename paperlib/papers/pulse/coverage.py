@@ -26,7 +26,7 @@ import torch
 
 from ...data.pools import PoolInstance
 from ...device import get_device
-from ...keyed import RunBlock
+from ...keyed import STREAMS, RunBlock
 from ...lowrank import fit_factors
 from ...policies.pulse import PULSE, DoublyRobust
 from ...simulate.blocks import block_ranges
@@ -283,7 +283,8 @@ def pool_coverage_from_cells(cfg: dict, pool: str, cells: pd.DataFrame) -> tuple
     cells = pd.concat([add_radius(cells[cells.kind == k].reset_index(drop=True), float(b["delta"])) for k in KINDS],
                       ignore_index=True)
     seed = int(cfg["seed"]) + 1000 * list(b["pools"]).index(pool)
-    return violation_summary(cells, seed=seed), ratio_stats(cells)
+    # PULSE draws from keyed streams (paperlib.keyed): a table says which streams made it
+    return violation_summary(cells, seed=seed).assign(streams=STREAMS), ratio_stats(cells)
 
 
 def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
