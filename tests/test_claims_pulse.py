@@ -270,3 +270,22 @@ def test_the_printed_lambda_rule_follows_its_start_and_bias_not_informativeness(
     assert lam("informative", 0.0, True) < 0.3 and lam("uninformative", 0.0, True) < 0.05
     with pytest.raises(ValueError, match="uninformative"):
         lam("random")
+
+
+def _full_pool(acc: dict, reps=500, budgets=(100, 200)):
+    return pd.DataFrame([dict(pool="bench2-full", dataset="bench2", kind="semi-synthetic", method=m, budget=b,
+                              bandit_calls=b, accuracy=a, reps=reps, label=m)
+                         for m, accs in acc.items() for b, a in zip(budgets, accs, strict=True)])
+
+
+def test_full_test_sets_row_grades_both_halves():
+    """Issue 68: Fig. 4's 'PULSE above UCB-E and Naive-Pooling at every budget' is graded in both halves: above
+    both everywhere (Fisher, 500 runs: 0.9 vs 0.7 is p < 1e-10) holds; below Naive-Pooling at one budget fails
+    even where it is above UCB-E; equal shares everywhere leave it inconclusive."""
+    up = _full_pool({"pulse": [0.9, 0.95], "ucbe-batch": [0.7, 0.75], "naive-pooling": [0.7, 0.75]})
+    assert PC._full_test_claim(up).verdict == "holds"
+    worse = _full_pool({"pulse": [0.9, 0.95], "ucbe-batch": [0.7, 0.75], "naive-pooling": [0.97, 0.75]})
+    c = PC._full_test_claim(worse)
+    assert c.verdict == "fails" and "against Naive-Pooling" in c.measured and "below at 1" in c.measured
+    same = _full_pool({"pulse": [0.8, 0.8], "ucbe-batch": [0.8, 0.8], "naive-pooling": [0.8, 0.8]})
+    assert PC._full_test_claim(same).verdict == "inconclusive"
