@@ -227,9 +227,26 @@ def test_theorem1_in_the_bandit_rows_say_whether_the_predictions_were_used():
     assert "barely used" in idle.measured and used.verdict == idle.verdict == "holds"
 
 
-def test_step3_lambda_near_zero_row_reads_the_uninformative_runs():
-    """Step 3's 'lambda is close to zero for uninformative predictions' (issue 41: a statement without a row): graded
-    on the uninformative kind only; near-full weight everywhere fails and names the authors' lambda = 1 convention."""
+def test_step3_lambda_near_zero_rows_grade_the_statement_and_name_the_failing_reading():
+    """Issue 68: the paper's row grades Step 3's printed rule (its re-derivation, 5,000 runs, Hoeffding half-width
+    0.021 at 1 - 0.05 / 3: lambda 0.008 calibrated and 0.000 for predictions 0.1 too low lie below 0.1, 0.090 for 0.1
+    too high does not: partly, whatever the bandit shows) and names the reading that fails; the bandit's measurement
+    of the authors' code's reading is a paperlib row, graded on the uninformative kind only."""
+    base = dict(data="synthetic", delta=0.1, runs=2000, checkpoints=3, informative_cells=10,
+                informative_share=0.5, K_min=2, K_max=9, violations=0, rate=0.0, rate_lo=0.0, rate_hi=0.0, runs_any=0,
+                runs_any_ci=(0.0, 0.088), cells_significant=0, ratio_max=0.5, radius_median=0.1, err_median=0.01,
+                lam_low_share=0.0)
+    rows = [dict(base, kind="uninformative", pool=p, lam_mean=v) for p, v in zip("ab", (0.9, 0.7), strict=True)]
+    out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
+    paper = out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
+    assert paper.paper == PC.PAPER and paper.verdict == "partly"
+    assert "the reading that fails is the authors' code's" in paper.evidence and "(fails)" in paper.measured
+    assert out["pulse-step-3-lambda-near-zero-authors-code"].verdict == "fails"
+
+
+def test_step3_lambda_authors_code_row_reads_the_uninformative_runs():
+    """The bandit's lambda row (the authors' code's reading, a paperlib row): graded on the uninformative kind only,
+    each pool's Hoeffding interval over the runs."""
     base = dict(data="synthetic", delta=0.1, runs=40, checkpoints=3, informative_cells=10,
                 informative_share=0.5, K_min=2, K_max=9, violations=0, rate=0.0, rate_lo=0.0, rate_hi=0.0, runs_any=0,
                 runs_any_ci=(0.0, 0.088), cells_significant=0, ratio_max=0.5, radius_median=0.1, err_median=0.01,
@@ -239,13 +256,13 @@ def test_step3_lambda_near_zero_row_reads_the_uninformative_runs():
         rows = [dict(base, kind="fitted", pool=p, lam_mean=fitted) for p in ("a", "b")]
         rows += [dict(base, kind="uninformative", pool=p, lam_mean=v) for p, v in zip("ab", uninformative, strict=True)]
         out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
-        return out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
+        return out["pulse-step-3-lambda-near-zero-authors-code"]
 
     base["runs"] = 2000  # Hoeffding half-width sqrt(log 40 / 4000) = 0.030
     assert row([0.02, 0.05]).verdict == "holds"
     assert row([0.02, 0.7]).verdict == "partly"
     failing = row([0.9, 0.7], fitted=0.01)  # the fitted kind's small lambda does not count
-    assert failing.verdict == "fails" and "excludes our error" in failing.evidence
+    assert failing.verdict == "fails" and failing.paper == PC.PAPERLIB_SETTINGS
     assert "0.70 (0.67 to 0.73;" in failing.measured
     assert row([0.3, 0.7]).verdict == "inconclusive"
     # issue 57: at 40 runs the half-width is 0.215: neither 0.05 nor 0.6 is shown on its side of the thresholds

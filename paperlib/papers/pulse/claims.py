@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...decide import (
     Verdict,
+    all_any,
     bootstrap_p,
     comparison,
     fisher_rates,
@@ -566,6 +567,17 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
                   f"PULSE accuracy {t['measured']:.2f}" for t in t2)
         + (". The bound is vacuous (negative) everywhere" if not inf else ""),
         "holds" if inf and all(t["measured"] >= t["bound"] for t in inf) else "untestable"))
+    positive = [t["bound"] > 0 or t["bound_amax"] > 0 for t in t2]
+    out.append(titled(
+        PAPERLIB_SETTINGS, "pulse-theorem-2-vacuous", "Theorem 2 on evaluation pools",
+        "Theorem 2's success bound is informative (positive) on the pools it is used for, at their largest budget",
+        f"[{'/'.join(sorted({t['kind'] for t in t2}))}] the bound of Theorem 2 evaluated exactly for every pool of the "
+        "profile at its largest budget, at a = 1 and at the theorem's largest allowed a, with v = n^2 / 4 (exact "
+        "arithmetic on the pool's size and gaps, no interval); as Zhou et al.'s Corollary 1 has its own row; rule: "
+        "holds if positive on every pool, partly if on some, fails if on none",
+        f"bound positive on {sum(positive)}/{len(positive)} pools; largest "
+        f"{max((max(t['bound'], t['bound_amax']) for t in t2), default=float('nan')):.3g}",
+        all_any(np.asarray(positive, dtype=bool)) if t2 else "untestable"))
     return out
 
 
@@ -735,6 +747,47 @@ def _lambda_text(g: pd.DataFrame) -> str:
             + "; ")
 
 
+#: runs of the re-derivation of Step 3's printed rule (:func:`paperlib.papers.pulse.theory.printed_rule_lambda`)
+PRINTED_RULE_RUNS = 5000
+
+
+def _printed_lambda_claim(bandit_text: str, bandit_verdict: str) -> Claim:
+    """Step 3's statement graded on its printed rule (Eq. 27, the warm-up's residual in Z_bar: A_i(t-1) read
+    literally), by the independent re-derivation of :func:`paperlib.papers.pulse.theory.printed_rule_lambda` with a
+    Hoeffding interval over its runs; the bandit's measurement of the authors' code's reading is the paperlib row
+    ``pulse-step-3-lambda-near-zero-authors-code``, named here with its verdict (issue 68: say which reading fails)."""
+    from .theory import printed_rule_lambda as lam
+
+    runs = PRINTED_RULE_RUNS
+    cal, low, high = (lam("uninformative", b, True, reps=runs) for b in (0.0, -0.1, 0.1))
+    informative, empty = lam("informative", 0.0, True, reps=runs), lam("uninformative", 0.0, False, reps=runs)
+    means = np.array([cal, low, high])
+    lo, hi = lambda_interval(means, np.full(3, runs), ALPHA / 3)  # Bonferroni over the three biases
+    verdict = ("holds" if (hi < LAMBDA_NEAR_ZERO).all() else "fails" if (lo >= 0.5).all() else
+               "partly" if (hi < LAMBDA_NEAR_ZERO).any() else "inconclusive")
+    return titled(
+        PAPER, "pulse-step-3-lambda-near-zero-for-uninformative-predictions",
+        "Step 3, lambda near zero for uninformative predictions",
+        "the predictable lambda of Step 3 is close to zero when the predictions are uninformative, so they are "
+        "downweighted",
+        f"[synthetic] Step 3's printed rule (Eq. 27) read literally (Z_bar averages Z over all of A_i(t-1), the "
+        "warm-up's residual included), re-derived without the bandit or the authors' code "
+        f"(paperlib.papers.pulse.theory.printed_rule_lambda): one model of 1,000 binary examples, batch 64, 7 steps, "
+        f"{runs:,} runs, uninformative predictions (independent of the scores) calibrated, 0.1 too low and 0.1 too "
+        f"high; mean lambda with a Hoeffding interval over the runs (Bonferroni over the three, each run's mean in "
+        f"[0, 1]); 'close to zero' read as below {LAMBDA_NEAR_ZERO} (the paper gives no number); rule: holds if every "
+        f"interval lies below {LAMBDA_NEAR_ZERO}, fails if every one lies at or above 0.5, partly if some lie below, "
+        "else inconclusive; the reading that fails is the authors' code's (Z_bar started empty), measured in the "
+        "running bandit in the paperlib row pulse-step-3-lambda-near-zero-authors-code",
+        "printed rule, mean lambda (interval): " + ", ".join(
+            f"{name} {m:.3f} ({a:.3f} to {b:.3f})" for name, m, a, b in
+            zip(("calibrated", "0.1 too low", "0.1 too high"), means, lo, hi, strict=True))
+        + f"; for contrast, informative predictions {informative:.2f} (the printed rule downweights them too) and the "
+        f"authors' start of Z_bar (empty) {empty:.2f}; in the running bandit as the authors' code runs it "
+        f"({bandit_verdict}): {bandit_text}",
+        verdict)
+
+
 def lambda_interval(mean, runs, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
     """A (1 - alpha) Hoeffding interval for the expected mean lambda from ``runs`` independent runs, each contributing
     its mean lambda over models, a number in [0, 1]: mean -+ sqrt(log(2 / alpha) / (2 runs)), clipped to [0, 1]. The
@@ -779,23 +832,25 @@ def coverage_claims(summary: pd.DataFrame) -> list[Claim]:
         hi_some = lambda_interval(un.lam_mean, un.runs, ALPHA / len(un))[1]  # "in some pool": Bonferroni over pools
         verdict = ("holds" if (hi < LAMBDA_NEAR_ZERO).all() else
                    "fails" if (lo >= 0.5).all() else "partly" if (hi_some < LAMBDA_NEAR_ZERO).any() else "inconclusive")
+        bandit = (f"[{'/'.join(sorted(set(un.data)))}] the runs of the Theorem 1 rows above with uninformative "
+                  f"predictions (independent of the scores), {int(un.runs.iloc[0])} runs per pool, PULSE as the "
+                  "authors' code runs it (Z_bar starts empty after the warm-up and at every refit); the mean lambda "
+                  "over models and runs at the last checkpoint, with the share of models below "
+                  f"{LAMBDA_NEAR_ZERO} (our reading of 'close to zero': the paper gives no number), and its 95% "
+                  "Hoeffding interval over the independent runs (each run's mean lambda lies in [0, 1]; "
+                  "paperlib.papers.pulse.claims.lambda_interval)")
+        bandit_text = "mean lambda (95% interval): " + ", ".join(
+            f"{r.pool} {r.lam_mean:.2f} ({a:.2f} to {b:.2f}; {r.lam_low_share:.0%} of models below "
+            f"{LAMBDA_NEAR_ZERO})" for r, a, b in zip(un.itertuples(), lo, hi, strict=True))
+        out.append(_printed_lambda_claim(bandit_text, verdict))
         out.append(titled(
-            PAPER, "pulse-step-3-lambda-near-zero-for-uninformative-predictions",
-            "Step 3, lambda near zero for uninformative predictions",
-            "the predictable lambda of Step 3 is close to zero when the predictions are uninformative, so they are "
-            "downweighted",
-            f"[{'/'.join(sorted(set(un.data)))}] the runs of the Theorem 1 rows above with uninformative predictions "
-            f"(independent of the scores), {int(un.runs.iloc[0])} runs per pool, PULSE as the authors' code runs it; "
-            "the mean lambda over models and runs at the last checkpoint, with the share of models below "
-            f"{LAMBDA_NEAR_ZERO} (our reading of 'close to zero': the paper gives no number), and its 95% Hoeffding "
-            "interval over the independent runs (each run's mean lambda lies in [0, 1]; "
-            "paperlib.papers.pulse.claims.lambda_interval); rule: holds if the interval lies below "
+            PAPERLIB_SETTINGS, "pulse-step-3-lambda-near-zero-authors-code",
+            "Step 3's lambda as the authors' code runs it, uninformative predictions",
+            "with Z_bar started empty (the authors' code, our default), the predictable lambda is close to zero when "
+            "the predictions are uninformative",
+            bandit + "; rule: holds if the interval lies below "
             f"{LAMBDA_NEAR_ZERO} in every pool, fails if it lies at or above 0.5 in every pool (each pool at 95%: "
             "intersection-union tests), partly if below in some with Bonferroni's correction over the pools (each "
-            "interval at 1 - 0.05 / pools), else inconclusive"
-            + (_printed_rule_text() if verdict == "fails" else ""),
-            "mean lambda (95% interval): " + ", ".join(
-                f"{r.pool} {r.lam_mean:.2f} ({a:.2f} to {b:.2f}; {r.lam_low_share:.0%} of models below "
-                f"{LAMBDA_NEAR_ZERO})" for r, a, b in zip(un.itertuples(), lo, hi, strict=True)),
-            verdict))
+            "interval at 1 - 0.05 / pools), else inconclusive",
+            bandit_text, verdict))
     return out
