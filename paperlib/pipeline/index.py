@@ -39,7 +39,7 @@ JOBS = {
 
 
 def _cell(text: str, i: int) -> dict:
-    return {"cell_type": "markdown", "id": f"index-{i:02d}", "metadata": {}, "source": text.splitlines(True)}
+    return {"cell_type": "markdown", "id": str(i), "metadata": {}, "source": text.splitlines(True)}  # ids as nbstripout writes them
 
 
 def _links(root: Path, name: str) -> str:
