@@ -56,11 +56,15 @@ LRF_HARD_REASON = ("the paper's hard matrices (GSM8K and PIQA prompts, H1 up to 
                    "mean precision 1 off Figure 3 with 50 repetitions and no interval, we grade per-repetition settling "
                    "budgets with bootstrap intervals at the profile's repetitions, and the profile refits UCB-E-LRF's "
                    "ensemble only when the observed pairs have grown by its refit_growth (a declared reduction; the paper "
-                   "refits after every batch); " + BANDITEVAL_SIDE_BY_SIDE)
+                   "refits after every batch); " + BANDITEVAL_SIDE_BY_SIDE + "; the check that would settle our side "
+                   "of it: UCB-E-LRF refitted after every batch (refit_growth 0, the paper's schedule) on the harder "
+                   "half, which this project can run (benchmarks/gpu_declared_jobs.py run --zhou-reps 50 stages it; "
+                   "about 100 core-hours on the CPU), and the paper's side needs its unpublished hard matrices")
 NDCG_REASON = ("the paper reads NDCG@10 off Figure 3's curves on its own (unpublished) matrices with 50 repetitions and "
                "no test; our per-dataset rule (better active minus better baseline, averaged over the grid, "
                "conservative standard errors) at the profile's repetitions is a stricter grading on other matrices; "
-               + BANDITEVAL_SIDE_BY_SIDE)
+               + BANDITEVAL_SIDE_BY_SIDE + "; the check that would settle it: banditeval's own NDCG@10 on the same "
+               "matrices beside ours (the side-by-side covers top-1 precision only), and the paper's matrices")
 MIN_REPS_NORMAL = 10       # fewer repetitions: no normal interval is trusted, comparisons are inconclusive
 
 
