@@ -164,19 +164,25 @@ def summary_table(claims) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: how a merged row refers to where it was measured: the profile's ``run_on``, stated once (the ledger's Markdown
+#: title, the report's methods page and cover)
+RUN_CONDITIONS = "; run conditions: the profile's run_on (the report's methods page)"
+
+
 def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None = None) -> list[Claim]:
     """Concatenate fragment CSVs (in the given order) into the ledger CSV and Markdown.
 
     A paper's ``fails`` row without a check that excludes our own error is written as ``inconclusive``
-    (:func:`charged_to_paper`). ``run_on`` (the profile's ``run_on``: machine and declared reductions) is appended to every row's
-    evidence and stated under the Markdown title, so that each row says where it was measured.
+    (:func:`charged_to_paper`). ``run_on`` (the profile's ``run_on``: machine and declared reductions) is stated once,
+    under the Markdown title; each row's evidence ends with :data:`RUN_CONDITIONS`, a pointer to it (issue 68: the run
+    conditions stated once, not repeated in every row).
     """
     claims = []
     for f in fragments:
         claims.extend(read(f))
     claims = final(claims)
     if run_on:
-        claims = [replace(c, evidence=f"{c.evidence}; run on {run_on}") for c in claims]
+        claims = [replace(c, evidence=f"{c.evidence}{RUN_CONDITIONS}") for c in claims]
     silent = [c.claim for c in claims if not states_uncertainty(c)]
     if silent:
         raise ValueError(f"ledger rows without an interval, a test or a reason for none: {', '.join(silent)}")

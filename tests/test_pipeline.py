@@ -292,8 +292,10 @@ def test_ledger_merge_and_verdicts(tmp_path):
     assert "holds 1" in md and "untestable 1" in md and "s \\| pipe" in md
     assert "Run on" not in md
     noted = ledger.merge([a, b], tmp_path / "n.csv", tmp_path / "n.md", run_on="2 CPU cores, 10 runs")
-    assert [c.evidence for c in noted] == ["[real] e, exact; run on 2 CPU cores, 10 runs", "[none] e; run on 2 CPU cores, 10 runs"]
+    # issue 68: the run conditions are stated once (the Markdown title); a row points to them in a few words
+    assert [c.evidence for c in noted] == [f"[real] e, exact{ledger.RUN_CONDITIONS}", f"[none] e{ledger.RUN_CONDITIONS}"]
     assert "Run on: 2 CPU cores, 10 runs." in (tmp_path / "n.md").read_text()
+    assert "10 runs" not in (tmp_path / "n.csv").read_text()
 
 
 @pytest.mark.slow

@@ -320,8 +320,8 @@ def chapter_md(ch: dict, ctx: Context) -> str:
 
     parts = [f"# {ch['title']}", "", ch["paper"], ""] + links_out(ch, ctx)
     if run_on_of(ctx):
-        parts += [f"*Every row below was run on:* {md_escape(run_on_of(ctx))} (the [declared reductions]"
-                  "(methods.md#profiles); the ledger's CSV repeats this in each row's evidence).", ""]
+        parts += ["*Where the rows below were run:* the [run conditions](methods.md#run-conditions) of the "
+                  f"{ctx.profile} profile (machine, run counts, declared reductions), stated once.", ""]
     if own:
         parts += [f"The paper's own statements: {len(own)} rows ({tally(own)})."
                   + (f" paperlib's rows in this chapter (our settings or methods, not in the paper's tally): "
@@ -517,6 +517,14 @@ def methods_md(ctx: Context) -> str:
         "difference:",
         "",
         *reductions_table(ctx.config),
+        "",
+        "(run-conditions)=",
+        "## Run conditions",
+        "",
+        (md_escape(run_on_of(ctx)) + "." if run_on_of(ctx) else "The profile's configuration states no machine."),
+        " Each table says where it was made (its `machine` column) and, since keyed streams, with which random "
+        "streams (its `streams` column; a table without one predates them: one generator shared by a batch's runs, "
+        "the same law).",
         "",
         "(costs)=",
         *cost_markdown(ctx.executed.parent / "benchmarks"),

@@ -118,10 +118,14 @@ def _with_reason(measured: str) -> str:
 
 
 def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str:
-    """One ledger row as a card. ``run_on`` (the profile's machine and declared reductions, which the ledger appends
-    to every row's evidence) is left out here: the chapter says it once, above its rows."""
+    """One ledger row as a card. The ledger's pointer to the run conditions (:data:`paperlib.ledger.RUN_CONDITIONS`)
+    is left out here: the methods page states them once. ``run_on``: a ledger merged before the pointer appended the
+    whole text to every row, which is left out too."""
+    from ..ledger import RUN_CONDITIONS
+
     ours = c.paper not in PAPER_KEYS
-    evidence = c.evidence.removesuffix(f"; run on {run_on}") if run_on else c.evidence
+    evidence = c.evidence.removesuffix(RUN_CONDITIONS)
+    evidence = evidence.removesuffix(f"; run on {run_on}") if run_on else evidence
     ev = md_escape(scrub(evidence))
     for nb in set(cited_notebooks(c)):
         target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
