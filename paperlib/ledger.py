@@ -7,6 +7,7 @@ Notebooks write fragments (``results/<profile>/claims/<name>.csv``); :func:`merg
 from __future__ import annotations
 
 import csv
+import json
 import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -188,4 +189,21 @@ def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None
         raise ValueError(f"ledger rows without an interval, a test or a reason for none: {', '.join(silent)}")
     write(claims, csv_out)
     Path(md_out).write_text(to_markdown(claims, run_on))
+    Path(csv_out).with_name("environment.json").write_text(json.dumps(software(), indent=1) + "\n")
     return claims
+
+
+def software() -> dict[str, str]:
+    """The versions the ledger was merged with, on the machine of the runs it merges (the report's cover shows them):
+    Python, the operating system, and numpy, pandas, scipy and torch where installed."""
+    import importlib.metadata as md
+    import platform
+    import sys
+
+    out = {"python": sys.version.split()[0], "os": platform.platform(terse=True)}
+    for name in ("numpy", "pandas", "scipy", "torch"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            continue
+    return out

@@ -296,6 +296,11 @@ def test_ledger_merge_and_verdicts(tmp_path):
     assert [c.evidence for c in noted] == [f"[real] e, exact{ledger.RUN_CONDITIONS}", f"[none] e{ledger.RUN_CONDITIONS}"]
     assert "Run on: 2 CPU cores, 10 runs." in (tmp_path / "n.md").read_text()
     assert "10 runs" not in (tmp_path / "n.csv").read_text()
+    import json
+    import sys
+
+    env = json.loads((tmp_path / "environment.json").read_text())  # the report's cover shows the runs' software
+    assert env["python"] == sys.version.split()[0] and "numpy" in env and env["os"]
 
 
 @pytest.mark.slow

@@ -374,9 +374,13 @@ def provenance_line(ctx: Context) -> str:
     cite it (issue 58)."""
     p = provenance()
     run_on = run_on_of(ctx)
+    env = ctx.figures / "environment.json"
+    soft = json.loads(env.read_text()) if env.is_file() else {}
+    versions = ", ".join(f"{k} {v}" for k, v in soft.items() if k != "os") + (f" on {soft['os']}" if "os" in soft else "")
     return (f'<p class="provenance"><b>paperlib {p["version"]}</b> · commit <code>{p["commit"]}</code> · built '
             f"{p['date']} · the <b>{ctx.profile}</b> profile" + (f" · results run on {html.escape(run_on)}" if run_on
                                                                   else "")
+            + (f" · software of the runs (as the ledger was merged): {html.escape(versions)}" if soft else "")
             + " · cite it with <code>CITATION.cff</code> and the papers in the <a href='references.html'>references</a>"
             f" · rebuild it from the repository at this commit (<code>git checkout {p['commit'].split()[0]}; make "
             f"report REPORT={ctx.profile}</code>).</p>")
