@@ -69,6 +69,24 @@ def comparison(better: int, worse: int) -> Verdict:
     return Verdict.FAILS if worse else Verdict.INCONCLUSIVE
 
 
+def universal(shown, contradicted: int) -> Verdict:
+    """A statement made for every case ("on every dataset", "at every budget", "across all settings"), one rule
+    everywhere (issue 68): ``holds`` only if it is shown in every case, each test at 0.05 (an intersection-union test:
+    every case must reject, so no correction is needed, and more cases make it harder to pass, never easier);
+    ``fails`` if some case contradicts it significantly (``contradicted``: the cases that survive Holm's correction
+    over them, one counterexample refuting a universal statement); ``partly`` if some case shows it but not every
+    one; ``inconclusive`` if none does; ``untestable`` without cases. ``shown``: per case, whether its own test at 0.05
+    rejects in the statement's direction."""
+    shown = np.asarray(shown, dtype=bool)
+    if not shown.size:
+        return Verdict.UNTESTABLE
+    if contradicted:
+        return Verdict.FAILS
+    if shown.all():
+        return Verdict.HOLDS
+    return Verdict.PARTLY if shown.any() else Verdict.INCONCLUSIVE
+
+
 def within_limit(lo, hi, limit, atol: float = 1e-9, lo_adj=None) -> Verdict:
     """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
 

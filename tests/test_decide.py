@@ -22,9 +22,10 @@ def test_comparison_counts_significant_points_both_ways(better, worse, verdict):
 
 
 def test_within_limit_reads_intervals_against_the_bound():
-    assert within_limit([0.1, 0.2], [0.3, 0.9], 1.0) == "holds"
-    assert within_limit([0.1, 1.01], [0.3, 1.2], 1.0) == "fails"
-    assert within_limit([0.1, 0.9], [0.3, 1.1], 1.0) == "inconclusive"
+    assert within_limit([0.1, 0.2], [0.3, 0.9], 1.0, lo_adj=[0.0, 0.1]) == "holds"
+    assert within_limit([0.1, 1.01], [0.3, 1.2], 1.0, lo_adj=[0.0, 1.005]) == "fails"
+    assert within_limit([0.1, 1.01], [0.3, 1.2], 1.0, lo_adj=[0.0, 0.99]) == "inconclusive"  # not after Bonferroni
+    assert within_limit([0.1, 0.9], [0.3, 1.1], 1.0, lo_adj=[0.0, 0.8]) == "inconclusive"
 
 
 def test_equivalence_needs_intervals_inside_the_margin():
@@ -186,3 +187,15 @@ def test_equivalence_counts_only_pairs_that_survive_holm():
     # beyond the drastic margin by 2.2 s.e.: fails alone, not among eleven (then only significantly non-zero)
     assert equivalence([(0.41, 0.05)], similar=0.1, drastic=0.3) == "fails"
     assert equivalence([(0.41, 0.05)] + noise, similar=0.1, drastic=0.3) == "partly"
+
+
+def test_a_universal_statement_holds_only_where_every_case_is_shown():
+    """Issue 68: one rule for 'on every dataset' statements. Shown on 16 of 23 datasets is partly, never holds (more
+    cases never make it easier to pass); one case contradicting after Holm fails it, whatever the others show."""
+    from paperlib.decide import universal
+
+    assert universal([True] * 23, 0) == "holds"
+    assert universal([True] * 16 + [False] * 7, 0) == "partly"
+    assert universal([True] * 22 + [False], 1) == "fails"
+    assert universal([False] * 5, 0) == "inconclusive"
+    assert universal([], 0) == "untestable"

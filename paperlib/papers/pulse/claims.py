@@ -18,6 +18,7 @@ from ...decide import (
     fisher_rates,
     fisher_rates_holm,
     holm_signs,
+    universal,
     within_limit,
 )
 from ...ledger import Claim, key, not_charged, titled
@@ -690,8 +691,10 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
     strict = int((pl.calls_needed < pl.ucbe_calls).sum())
     unreached = int(((eb.method == "pulse") & eb.calls_needed.isna()).sum())
     by_pool = pl.assign(fewer=fewer).groupby("pool").fewer.mean()
-    pv, sign = _crossing_difference_draws(runs, eb)
+    pv, sign, censored = _crossing_difference_draws(runs, eb)
     more, less = holm_signs(pv, sign)
+    shown = (pv < ALPHA) & (sign < 0)  # each point's own test, for "across all settings"
+    cases = shown[~censored]  # a crossing at the grid's first budget cannot show fewer calls: not a case
     return titled(
         PAPER, "pulse-effective-budget-fig-3", "Effective budget (Fig. 3)",
         "across all test settings PULSE requires fewer evaluations than UCB-E to reach UCB-E's accuracy at budget B",
@@ -699,14 +702,19 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
         "reach UCB-E's mean accuracy at each UCB-E budget (a crossing below the grid's first budget counts as that "
         "budget); each point's calls minus UCB-E's budget with a parametric bootstrap of both curves (each budget's "
         "share of right runs resampled, 20,000 draws, enough for p-values that survive Holm over many points; a draw that never reaches counts as more), Holm's correction over "
-        "the points; rule (as every pointwise comparison of the ledger): holds if PULSE needs significantly fewer calls "
-        "somewhere and significantly more nowhere, partly if both, fails if only more, inconclusive if neither"
+        "the points for a contradiction; rule (a statement about every setting: paperlib.decide.universal): holds "
+        "only if PULSE needs significantly fewer calls at every point (each at 0.05: an intersection-union test), "
+        "fails if significantly more at some point after Holm, partly if fewer at some points but not all, else "
+        "inconclusive; a UCB-E budget at the grid's first budget cannot show fewer calls (a crossing below it is "
+        "censored there) and is not a case"
         + _bias_note(runs),
-        f"significantly fewer calls (Holm) at {less}, more at {more} of {len(pv)} (pool, budget) points; by the mean "
+        f"significantly fewer calls at {int(cases.sum())} of the {len(cases)} (pool, budget) points that can tell, "
+        f"each at 0.05 ({less} of {len(pv)} after Holm; {int(censored.sum())} censored), more at {more} after Holm; "
+        "by the mean "
         f"curves, PULSE needs no more calls at {int(fewer.sum())}/{len(pl)} points (strictly fewer at {strict}; never "
         f"reaches UCB-E's accuracy at {unreached} more); share per pool: "
         + ", ".join(f"{k}: {v:.0%}" for k, v in by_pool.items()),
-        "untestable" if not len(pv) else comparison(less, more))
+        "untestable" if not len(pv) else universal(cases, more))
 
 
 def _crossing_difference_draws(runs: pd.DataFrame, eb: pd.DataFrame, n_boot: int = 20000) -> tuple[np.ndarray, np.ndarray]:
@@ -714,10 +722,11 @@ def _crossing_difference_draws(runs: pd.DataFrame, eb: pd.DataFrame, n_boot: int
     the difference (positive: PULSE needs more; from ``eb``, :func:`.experiments.effective_budget` of ``runs``). Both methods' accuracy curves are resampled as each budget's share
     of right runs (:func:`paperlib.stats.crossing_draws`' parametric bootstrap), UCB-E's share at the point gives the
     target, PULSE's curve the crossing (:func:`paperlib.metrics.first_crossings`); a draw that never reaches counts as
-    twice the grid's last budget."""
+    twice the grid's last budget. Also: whether each point is at or below PULSE's first budget (a crossing there is
+    censored at that budget, so it cannot show fewer calls)."""
     from ...metrics import first_crossings
 
-    pv, sign = [], []
+    pv, sign, censored = [], [], []
     for i, (pool, g) in enumerate(runs.groupby("pool", sort=False)):
         u = g[g.method == "ucbe-batch"].sort_values("bandit_calls")
         p = g[g.method == "pulse"].sort_values("bandit_calls")
@@ -734,7 +743,8 @@ def _crossing_difference_draws(runs: pd.DataFrame, eb: pd.DataFrame, n_boot: int
             d = np.where(np.isfinite(need), need, 2 * b[-1]) - float(bj)
             pv.append(bootstrap_p(d))
             sign.append((point[j] if np.isfinite(point[j]) else 2 * b[-1]) - float(bj))
-    return np.asarray(pv), np.asarray(sign)
+            censored.append(bool(float(bj) <= b[0]))  # nothing below the grid's first budget: fewer cannot show
+    return np.asarray(pv), np.asarray(sign), np.asarray(censored, dtype=bool)
 
 
 def _lambda_text(g: pd.DataFrame) -> str:
