@@ -57,9 +57,37 @@ def start(part: str, block: dict | None, threads: int = 2, progress_log: str | N
     cfg = check_paper_config(block, part) if block is not None else smoke_config(part)
     _smoke = block is None or cfg == smoke_config(part)
     setup(threads, progress_log)
-    if _smoke:
-        _show_markdown(SMOKE_BANNER)
+    _show_markdown(SMOKE_BANNER if _smoke else provenance_line())
     return cfg
+
+
+def provenance_line() -> str:
+    """Where and when this notebook ran (issue 69): UTC time, the code's commit (with '+changes' when the work tree
+    differed from it), the machine and the software; a table's own ``machine`` and ``streams`` columns say where
+    and with which random streams it was made."""
+    import datetime
+    import platform
+    import subprocess
+    import sys
+
+    import torch
+
+    from .. import paths
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", "-C", str(paths.ROOT), *args], capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    if commit != "unknown" and git("status", "--porcelain", "--untracked-files=no", "paperlib"):
+        commit += " +changes to paperlib/"
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"**Provenance.** Executed {when} at commit `{commit}` on {platform.machine()} "
+            f"({platform.platform(terse=True)}, Python {sys.version.split()[0]}, torch {torch.__version__}, "
+            f"{torch.get_num_threads()} torch threads).")
 
 
 def _show_markdown(text: str) -> None:
