@@ -2,7 +2,7 @@
 
 One markdown notebook, written from ``paperlib/pipeline/book.yaml`` (the one place that says which notebook makes
 which paper figure): for every chapter its sections in the paper's order, each with its source notebook (runs at
-smoke size by hand) and its executed copies of the quick and paper profiles (``results/<profile>/notebooks/``); then
+smoke size by hand) and its executed copy of the paper profile (``results/paper/notebooks/``); then
 the job notebooks the summaries gather, and any notebook of ``notebooks/`` the book does not name. ``make lab`` opens
 JupyterLab on it; ``python -m paperlib.pipeline.index`` rewrites it (``tests/test_notebook_index.py`` fails when the
 committed index is stale or misses a notebook).
@@ -20,7 +20,9 @@ import yaml
 from .. import paths
 
 BOOK = Path(__file__).with_name("book.yaml")
-PROFILES = ("paper", "quick")
+#: the profiles whose executed notebooks are committed (the quick profile's appear under results/quick/notebooks/
+#: after `make reproduce`, and are not linked: the index must be the same on every clone)
+PROFILES = ("paper",)
 
 #: the job notebooks, which a summary gathers (its per-dataset, per-pool or per-block jobs)
 JOBS = {
