@@ -38,6 +38,20 @@ _LOW = {s: (1 << (64 - s)) - 1 for s in (11, 27, 30, 31, 40)}
 STREAMS = "keyed-splitmix64-v1"
 
 
+#: draws of at most this many numbers on the CPU are computed with Python integers (:meth:`KeyedStream._bits_small`)
+SMALL_DRAW = 64
+_MASK = (1 << 64) - 1
+_GAMMA_U = 0x9E3779B97F4A7C15
+
+
+def _mix_int(z: int) -> int:
+    """:func:`mix` on one Python integer in [0, 2^64), returned as a signed int64 value."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    z ^= z >> 31
+    return z - (1 << 64) if z >> 63 else z
+
+
 def _shr(x: torch.Tensor, s: int) -> torch.Tensor:
     """Logical right shift of int64 ``x`` by ``s`` (torch's ``>>`` on int64 is arithmetic)."""
     return (x >> s) & _LOW[s]
@@ -149,16 +163,29 @@ class KeyedStream:
         Several rows may belong to one repetition (one row per short (repetition, model), say); then give each of
         them its own positions. Afterwards the counters of ``advance`` (distinct repetitions; default: every
         repetition) move on by one: the repetitions this draw was for, whether or not they got any numbers."""
-        if rows is self._all:
-            seed, counter = self._seed, self.counter
+        if self.device.type == "cpu" and pos.numel() <= SMALL_DRAW:
+            out = self._bits_small(rows, pos)  # the same integers, without a dozen tensor dispatches
         else:
-            seed, counter = self._seed.index_select(0, rows), self.counter.index_select(0, rows)
-        out = mix((seed + (counter << 32) * _GAMMA)[:, None] + (pos + 1) * _GAMMA)
+            if rows is self._all:
+                seed, counter = self._seed, self.counter
+            else:
+                seed, counter = self._seed.index_select(0, rows), self.counter.index_select(0, rows)
+            out = mix((seed + (counter << 32) * _GAMMA)[:, None] + (pos + 1) * _GAMMA)
         if advance is None:
             self.counter += 1
         else:
             self.counter.index_add_(0, advance, torch.ones_like(advance, dtype=torch.int64))
         return out
+
+    def _bits_small(self, rows: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        """:meth:`bits_at`'s numbers computed with Python integers (mod 2^64), for a draw of a few numbers on the CPU
+        (a step of a one-pair-a-time policy), where each of the tensor path's dozen operations costs microseconds of
+        dispatch. Bit for bit the tensor path's integers (``tests/test_keyed.py``)."""
+        seeds = self._seed.tolist() if rows is self._all else self._seed.index_select(0, rows).tolist()
+        counters = self.counter.tolist() if rows is self._all else self.counter.index_select(0, rows).tolist()
+        out = [[_mix_int((s + ((c << 32) + p + 1) * _GAMMA_U) & _MASK) for p in row]
+               for s, c, row in zip(seeds, counters, pos.tolist(), strict=True)]
+        return torch.tensor(out, dtype=torch.int64).view(pos.shape) if out else torch.empty(pos.shape, dtype=torch.int64)
 
     def random(self, shape, reps=None, dtype=torch.float32) -> torch.Tensor:
         """Uniform on [0, 1): the top 24 (float32) or 53 (float64) bits over 2^24 or 2^53, exact in the float."""

@@ -90,3 +90,24 @@ def test_uniform_integers_and_normals_have_their_laws():
     nxt = s.random((n,), dtype=torch.float64).numpy()
     assert abs(np.corrcoef(u[0], nxt[0])[0, 1]) < bound  # two draws of one stream
     assert abs(np.corrcoef(u[0, :-1], u[0, 1:])[0, 1]) < bound  # neighbours within a draw
+
+
+def test_the_small_draws_python_integers_are_the_tensor_paths_numbers(monkeypatch):
+    """A draw of a few numbers on the CPU is computed with Python integers (a one-pair-a-step policy's step); it must
+    be bit for bit what the vectorised path computes, for any counters, rows and positions."""
+    import paperlib.keyed as K
+
+    keys = run_seeds(3, 6)
+    small, big = KeyedStream(keys, purpose=5), KeyedStream(keys, purpose=5)
+    monkeypatch.setattr(K, "SMALL_DRAW", 10**9)
+    a = [small.bits((7,)), small.bits((3, 2), reps=torch.tensor([1, 4])), small.bits((1,))]
+    monkeypatch.setattr(K, "SMALL_DRAW", -1)
+    b = [big.bits((7,)), big.bits((3, 2), reps=torch.tensor([1, 4])), big.bits((1,))]
+    for x, y in zip(a, b, strict=True):
+        assert torch.equal(x, y)
+    assert torch.equal(small.counter, big.counter)
+    rows, pos = torch.tensor([2, 2, 5]), torch.tensor([[0, 9], [40, 41], [2**31, 2**32 - 1]])
+    monkeypatch.setattr(K, "SMALL_DRAW", 10**9)
+    x = small.bits_at(rows, pos, advance=torch.tensor([2, 5]))
+    monkeypatch.setattr(K, "SMALL_DRAW", -1)
+    assert torch.equal(x, big.bits_at(rows, pos, advance=torch.tensor([2, 5])))
