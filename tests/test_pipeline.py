@@ -26,7 +26,8 @@ from paperlib.pipeline.config import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: the notebooks the workflow runs (the index, notebooks/index.ipynb, is a reader's page of links: tests/test_notebook_index.py)
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "index")
 RULES = sorted((ROOT / "workflow" / "rules").glob("*.smk"))
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 

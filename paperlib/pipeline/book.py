@@ -531,7 +531,7 @@ def methods_md(ctx: Context) -> str:
         "the same law).",
         "",
         "(costs)=",
-        *cost_markdown(ctx.executed.parent / "benchmarks"),
+        *cost_markdown(ctx.executed.parent / "benchmarks", shown=f"results/{ctx.profile}/benchmarks"),
         "(verdicts)=",
         "## How verdicts are decided",
         "",

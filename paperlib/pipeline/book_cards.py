@@ -19,8 +19,8 @@ from .variables import PAPER_KEYS
 
 CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
                 "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
-RULES = ("comparison", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "holm_reject", "fisher_counts",
-         "fisher_rates", "fisher_holm", "normal_p", "bootstrap_p")
+RULES = ("comparison", "universal", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "holm_reject",
+         "fisher_counts", "fisher_rates", "fisher_holm", "normal_p", "bootstrap_p")
 MAX_TABLE_ROWS = 12
 
 

@@ -62,9 +62,11 @@ def wall_time_bounds(jobs: pd.DataFrame, cores: int) -> tuple[float, float]:
     return max(work / cores, longest) / 3600, (work / cores + chain) / 3600
 
 
-def cost_markdown(folder, rules=(), cores=(2, 16, 64)) -> list[str]:
-    """The methods page's section: the per-rule table and the wall-time bounds at each number of cores."""
+def cost_markdown(folder, rules=(), cores=(2, 16, 64), shown: str | None = None) -> list[str]:
+    """The methods page's section: the per-rule table and the wall-time bounds at each number of cores. ``shown``:
+    how the text names the folder (a path in the repository, never this machine's)."""
     jobs = read_benchmarks(folder, rules)
+    folder = shown or Path(folder).name
     lines = ["## What a rerun costs", ""]
     if jobs.empty:
         return lines + [f"No job of this profile has a benchmark file yet ({folder}): the rules record one from their "
