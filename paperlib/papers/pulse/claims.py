@@ -46,6 +46,11 @@ NO_WIDER_UP_TO_CONSTANTS = ("the statement is 'no wider up to the constants of t
                             "(its footnote): a variance ratio a constant factor above 1 is within what it allows, so "
                             "an excess can show it only where the ratio grows without bound, which a K grid this short "
                             "cannot tell; inconclusive, not fails")
+#: What the rows resting on one fit of Step 1's V cannot tell (issue 67's audit; the runs of more fits are not here)
+FIT_MOVES_IT = ("this row rests on one fit of Step 1's factors V (the authors' procedure); an independent audit (issue 67) "
+                "found this comparison moves with the fit: 6 of 8 budgets above UCB-E with one fit of V, 0 with "
+                "another, so the verdict is not stable across fits and the check that would settle it is the row "
+                "graded under several fits (not run: about 20 CPU minutes per fit and pool)")
 #: Why PULSE below UCB-E in our runs is not (yet) charged to the paper.
 ABOVE_NOT_CHARGED = ("our PULSE follows the authors' code on its five conventions and matched it on a held-out split, "
                      "but their code has not been run on these pools, so a fault of ours in the predictions' fit or the "
@@ -421,7 +426,8 @@ def experiment_claims(runs: pd.DataFrame, authors: pd.DataFrame | None = None) -
             "significantly above UCB-E at some budget and below at none, fails if only below, partly if both, else "
             "inconclusive",
             f"PULSE significantly above UCB-E (Holm) at {up}, below at {down} of {alp.budget.nunique()} budgets ({differ} "
-            "differ); mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items()),
+            "differ); mean accuracy over budgets: " + ", ".join(f"{label(k)} {v:.2f}" for k, v in m.items())
+            + f"; {FIT_MOVES_IT}",
             comparison(up, down),
         ))
     if "pulse-pw" in set(runs.method):
