@@ -52,8 +52,6 @@ not change a run.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
@@ -420,11 +418,13 @@ class PULSE(Policy):
             out[i : i + rows] = cols.index_copy_(0, short, keys.topk(w, dim=1).indices)
         return out.view(R, n * w)
 
-    def _draws(self, k: int, left: int) -> int:
-        """How many uniform draws the sampler makes for k examples when the picked rows have at least ``left``
-        unobserved examples: 4k when rows are fresh, growing as m / left so that about 4k of them land on
-        unobserved examples, at most m."""
-        return min(self.m, 4 * k * math.ceil(self.m / max(left, 1)))
+    def _draws(self, k, left):
+        """How many uniform draws the sampler makes for k examples of a row with ``left`` unobserved examples: 4k
+        when the row is fresh, growing as m / left so that about 4k of them land on unobserved examples, at most m.
+        ``k`` and ``left`` are numbers (an int back) or each repetition's (a tensor back)."""
+        per = torch.as_tensor(left).clamp(min=1)
+        out = (4 * torch.as_tensor(k) * ((self.m + per - 1) // per)).clamp(max=self.m)
+        return out if out.ndim else int(out)
 
     def _sample_unobserved(self, pick, k, kr):
         """(R, k) examples: for repetition r its first ``kr[r]`` are uniform without replacement among row
@@ -448,8 +448,7 @@ class PULSE(Policy):
         so its draws are those of its run alone (:mod:`paperlib.keyed`).
         """
         R, m = r.numel(), self.m
-        per = left.clamp(min=1)
-        own = torch.clamp(4 * kr * ((m + per - 1) // per), max=m)  # _draws(kr_i, left_i)
+        own = self._draws(kr, left)  # each repetition's own number of draws
         L = int(own.max())
         cand = self.sel_gen.randint(m, (L,), reps=r)
         pos = torch.arange(L, device=self.device).expand(R, L)

@@ -353,13 +353,12 @@ def authors_savings(runs: pd.DataFrame, authors: pd.DataFrame | None) -> list[di
     if authors is None or not len(authors):
         return out
     for pool, theirs in authors.groupby("pool", sort=False):
-        ours = runs[(runs.pool == pool) & (runs.method == "ucbe-batch")]
+        ours = runs[(runs.pool == pool) & (runs.method == "ucbe-batch")].sort_values("bandit_calls")
         if ours.empty:
             continue
         both = pd.concat([ours[["method", "bandit_calls", "accuracy", "reps"]], theirs.assign(method="pulse")[
             ["method", "bandit_calls", "accuracy", "reps"]]], ignore_index=True)
-        u = E.calls_to_accuracy(ours.sort_values("bandit_calls").bandit_calls, ours.sort_values("bandit_calls").accuracy,
-                                0.95)
+        u = E.calls_to_accuracy(ours.bandit_calls, ours.accuracy, 0.95)
         t = theirs.sort_values("bandit_calls")
         a = E.calls_to_accuracy(t.bandit_calls, t.accuracy, 0.95)
         draws = _saving_draws(both)

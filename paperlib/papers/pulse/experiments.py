@@ -99,6 +99,16 @@ def block_runs(cfg: dict, method: str, block: int) -> tuple[int, int] | None:
     return ranges[block] if 0 <= block < len(ranges) else None
 
 
+def method_params(cfg: dict, method: str, fit: dict) -> dict:
+    """``method``'s parameters on a pool: the backbone's (B, T0, a) and, for the methods with predictions, the refits'
+    and Step 1's frozen factors V (``fit``: :func:`fit_pool`)."""
+    spec = METHODS[parse(method)[0]]
+    kw = spec.pick({"batch_size": int(cfg["batch_size"]), "t0": int(cfg["t0"]), "a": float(cfg["a"]), **loop_params(cfg)})
+    if spec.needs_factors:
+        kw["v"] = fit["V"]
+    return kw
+
+
 def fit_pool(cfg: dict, name: str, device=None, fit: FitConfig | None = None, index: int = 0) -> dict:
     """Step 1 on pool ``name``'s train split, once per pool (its own job; every block reads it): the frozen example
     factors ``V`` (m, r) float32, the fit's configuration and seconds. ``index`` 0 is the authors' procedure (one fit,
@@ -138,8 +148,6 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
                          f"{inst.seed})")
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
-    common = dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"]))
-    loop = loop_params(cfg)
     machine = describe(get_device(device))
     best = inst.test.means >= inst.test.means.max()
     frames = []
@@ -147,10 +155,7 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
         ab = block_runs(cfg, meth, int(block))
         if ab is None or (methods is not None and meth not in methods):
             continue
-        spec = METHODS[parse(meth)[0]]
-        kw = spec.pick({**common, **loop})  # the backbone's and, for the methods with predictions, the refits'
-        if spec.needs_factors:
-            kw["v"] = fit["V"]
+        kw = method_params(cfg, meth, fit)
         a, b = ab
         res = simulate(meth, inst.test, bs, reps=b - a, seed=method_seed(cfg, meth), first_run=a, device=device,
                        progress=progress, **kw)
@@ -223,10 +228,7 @@ def rerun(cfg: dict, name: str, method: str, run: int, device=None, fit: dict | 
         raise ValueError(f"{method} has runs 0..{R - 1} on every pool, not {run}")
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
-    spec = METHODS[parse(method)[0]]
-    kw = spec.pick({**dict(batch_size=int(cfg["batch_size"]), t0=int(cfg["t0"]), a=float(cfg["a"])), **loop_params(cfg)})
-    if spec.needs_factors:
-        kw["v"] = fit["V"]
+    kw = method_params(cfg, method, fit)
     steps = []
 
     def record(req, policy):
