@@ -87,6 +87,24 @@ def universal(shown, contradicted: int) -> Verdict:
     return Verdict.PARTLY if shown.any() else Verdict.INCONCLUSIVE
 
 
+def across_fits(main, per_fit) -> Verdict:
+    """A row graded on what holds under every fit of a fitted input (issue 67, item 5: PULSE's Step 1 factors V).
+    ``main``: the row's verdict with the published fit and all its runs; ``per_fit``: its verdict under each fit with
+    fewer runs. ``inconclusive`` under a fit is a loss of power, not a contradiction, and moves nothing. Where the
+    decided verdicts disagree in direction (some fit shows the statement, ``holds`` or ``partly``, and some
+    contradicts it, ``fails`` or ``not reproduced``) the statement holds under some fits and not others:
+    ``partly``. Where all decided verdicts show it, ``holds`` only if every one holds (else ``partly``). Otherwise
+    ``main`` stands."""
+    main = Verdict(main)
+    decided = {Verdict(v) for v in [main, *per_fit]} - {Verdict.INCONCLUSIVE, Verdict.UNTESTABLE}
+    pos, neg = {Verdict.HOLDS, Verdict.PARTLY}, {Verdict.FAILS, Verdict.NOT_REPRODUCED}
+    if decided & pos and decided & neg:
+        return Verdict.PARTLY
+    if main in pos and decided <= pos:
+        return Verdict.HOLDS if decided == {Verdict.HOLDS} else Verdict.PARTLY
+    return main
+
+
 def within_limit(lo, hi, limit, atol: float = 1e-9, lo_adj=None) -> Verdict:
     """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
 

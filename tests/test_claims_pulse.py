@@ -309,3 +309,27 @@ def test_full_test_sets_row_grades_both_halves():
     assert c.verdict == "fails" and "against Naive-Pooling" in c.measured and "below at 1" in c.measured
     same = _full_pool({"pulse": [0.8, 0.8], "ucbe-batch": [0.8, 0.8], "naive-pooling": [0.8, 0.8]})
     assert PC._full_test_claim(same).verdict == "inconclusive"
+
+
+def test_fit_stability_regrades_a_row_that_moves_with_the_fit():
+    """Issue 67, item 5: each row is graded again with PULSE's accuracy under every extra fit of V (the fit's own runs
+    and standard error in place of the published fit's, UCB-E and Naive-Pooling unchanged); a row the same under
+    every fit says so, one shown under a fit and contradicted under another is partly. Fig. 4's half against UCB-E:
+    0.9 vs 0.7 at 500 and 100 runs is p < 1e-6 (Fisher), 0.5 vs 0.7 at 100 against 500 runs is p < 1e-3."""
+    base = _full_pool({"pulse": [0.9, 0.95], "ucbe-batch": [0.7, 0.75], "naive-pooling": [0.7, 0.75]}).assign(
+        wall_s=1.0, machine="x86_64", s_per_run=0.002)
+    c = PC._full_test_claim(base)
+    assert c.verdict == "holds"
+
+    def acc(fit, accs):
+        return pd.DataFrame([dict(pool="bench2-full", method="pulse", fit=fit, budget=b, accuracy=a, reps=100,
+                                  se=(a * (1 - a) / 100) ** 0.5) for b, a in zip((100, 200), accs, strict=True)])
+
+    same = pd.concat([acc(1, [0.9, 0.95]), acc(2, [0.92, 0.96])])
+    v = PC.fit_variant(base, same[same.fit == 1])
+    assert v[v.method == "pulse"].reps.tolist() == [100, 100] and v[v.method != "pulse"].reps.eq(500).all()
+    kept = {x.claim: x for x in PC.fit_stability([c], base, same)}[c.claim]
+    assert kept.verdict == "holds" and "the same verdict under each of 2 more fits" in kept.measured
+    moves = pd.concat([acc(1, [0.9, 0.95]), acc(2, [0.5, 0.55])])
+    moved = PC.fit_stability([c], base, moves)[0]
+    assert moved.verdict == "partly" and "moves with the fit" in moved.measured and "fit 2: not reproduced" in moved.measured

@@ -199,3 +199,22 @@ def test_a_universal_statement_holds_only_where_every_case_is_shown():
     assert universal([True] * 22 + [False], 1) == "fails"
     assert universal([False] * 5, 0) == "inconclusive"
     assert universal([], 0) == "untestable"
+
+
+@pytest.mark.parametrize("main,per_fit,verdict", [
+    ("holds", ["holds", "holds"], "holds"),  # the same under every fit
+    ("holds", ["holds", "inconclusive"], "holds"),  # a fit at fewer runs only lost power
+    ("holds", ["holds", "fails"], "partly"),  # shown under one fit, contradicted under another
+    ("holds", ["partly", "holds"], "partly"),  # not every part holds under every fit
+    ("fails", ["holds", "fails"], "partly"),
+    ("fails", ["fails", "inconclusive"], "fails"),
+    ("inconclusive", ["holds", "holds"], "inconclusive"),  # fewer runs do not overrule the published fit's runs
+    ("inconclusive", ["holds", "fails"], "partly"),
+    ("not reproduced", ["not reproduced", "fails"], "not reproduced"),
+])
+def test_across_fits_grades_what_holds_under_every_fit(main, per_fit, verdict):
+    """Issue 67, item 5: a row whose verdict changes with the fit of Step 1 is graded on what holds under every fit;
+    an inconclusive fit (fewer runs) contradicts nothing."""
+    from paperlib.decide import across_fits
+
+    assert across_fits(main, per_fit) == verdict

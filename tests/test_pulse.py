@@ -706,3 +706,32 @@ def test_one_run_of_a_published_pool_reruns_alone(tmp_path, capsys):
     assert cli_main(["rerun", pool, "--run", "3", "--profile", "smoke", "--results", str(tmp_path)]) == 1
     assert "DIFFERENT picks" in capsys.readouterr().out
     assert cli_main(["rerun", pool, "--run", "9", "--profile", "smoke"]) == 2  # 4 runs on the smoke profile
+
+
+def test_an_extra_fit_runs_the_pools_runs_with_only_v_changed(tmp_path):
+    """Issue 67, item 5: an extra Step 1 fit's runs are the pool's runs (same seeds, keyed streams, blocks) with
+    another V: given the published fit's V they are those runs exactly; fit k refits with seed + k (another V); the
+    published fit's own blocks are refused as an extra fit; accuracy is over the runs every fit has."""
+    from paperlib.papers.pulse import experiments as E
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("pulse"), "reps": 6, "rep_block": 2, "fits": {"extra": 2, "reps": 4, "methods": ["pulse"]}}
+    pool = E.pool_names(cfg)[0]
+    assert E.extra_fits(cfg) == [1, 2] and E.fit_blocks(cfg) == [0, 1]
+    fit = E.fit_pool(cfg, pool, device="cpu")
+    cols = ["method", "run", "run_seed", "budget", "pick", "correct"]
+    same_v = pd.concat([E.fit_block(cfg, pool, b, {**fit, "index": 1}, device="cpu", progress=False) for b in (0, 1)])
+    pool_runs = pd.concat([E.run_block(cfg, pool, b, fit, device="cpu", progress=False, methods=["pulse"])
+                           for b in (0, 1)])
+    assert same_v[cols].reset_index(drop=True).equals(pool_runs[cols].reset_index(drop=True))
+    assert set(same_v.fit) == {1} and same_v.run.max() == 3
+    other = E.fit_pool(cfg, pool, device="cpu", index=1)
+    assert other["index"] == 1 and not np.allclose(other["V"], fit["V"])
+    with pytest.raises(ValueError, match="index >= 1"):
+        E.fit_block(cfg, pool, 0, fit, device="cpu", progress=False)
+    for b in (0, 1):
+        E.fit_block(cfg, pool, b, other, device="cpu", progress=False).to_csv(tmp_path / f"{pool}.fit1.b{b}.csv.gz",
+                                                                              index=False)
+    read = E.read_fit_blocks(sorted(tmp_path.glob("*.csv.gz")))
+    acc = E.fit_accuracy(cfg, pd.concat([pool_runs.assign(pool=pool), read]))
+    assert set(acc.pool) == {pool} and set(acc.fit) == {0, 1} and acc.reps.eq(4).all()

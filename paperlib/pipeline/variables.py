@@ -45,13 +45,31 @@ def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
     return {k: str(x) for k, x in v.items()}
 
 
-def variables(figures: Path = Path("figures")) -> dict[str, str]:
-    """Every named value, for each profile folder under ``figures`` that has a ledger."""
+def cost_values(benchmarks: Path, prefix: str) -> dict[str, str]:
+    """What the profile's measured jobs cost (:mod:`paperlib.pipeline.costs`): jobs, CPU hours, peak memory and the
+    lower bound of their wall time on 2 and 16 cores."""
+    from .costs import read_benchmarks, wall_time_bounds
+
+    jobs = read_benchmarks(benchmarks)
+    if jobs.empty:
+        return {}
+    v = {f"{prefix}_jobs_measured": str(len(jobs)), f"{prefix}_cpu_hours": f"{jobs.cpu_s.sum() / 3600:.1f}",
+         f"{prefix}_peak_gb": f"{jobs.max_rss_mb.max() / 1024:.1f}"}
+    for c in (2, 16):
+        lo, hi = wall_time_bounds(jobs, c)
+        v[f"{prefix}_wall_h_{c}_cores"] = f"{lo:.1f} to {hi:.1f}"
+    return v
+
+
+def variables(figures: Path = Path("figures"), results: Path = Path("results")) -> dict[str, str]:
+    """Every named value, for each profile folder under ``figures`` that has a ledger (and, under ``results``, the
+    profile's benchmark files)."""
     out: dict[str, str] = {}
     for csv in sorted(Path(figures).glob("*/claims.csv")):
         profile = csv.parent.name
         if re.fullmatch(r"[a-z]+", profile):
             out.update(ledger_values(pd.read_csv(csv), profile))
+            out.update(cost_values(Path(results) / profile / "benchmarks", profile))
     return out
 
 
@@ -77,8 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", type=Path, help="Markdown files with <!-- v:name --> markers")
     ap.add_argument("--figures", type=Path, default=Path("figures"))
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a number is stale")
+    ap.add_argument("--results", type=Path, default=Path("results"))
     args = ap.parse_args(argv)
-    values, stale = variables(args.figures), []
+    values, stale = variables(args.figures, args.results), []
     for f in args.files:
         new, changed = sync(f.read_text(), values)
         stale += [f"{f}: {c}" for c in changed]

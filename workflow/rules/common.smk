@@ -13,7 +13,7 @@ from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
-from paperlib.papers.pulse.experiments import cv_pools, pool_blocks, pool_names
+from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
@@ -79,6 +79,8 @@ RACE_SPLIT_DATASETS = split_datasets(config["race"])
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 PULSE_BLOCKS = pool_blocks(paper_config(config, "pulse"))
+PULSE_FITS = extra_fits(paper_config(config, "pulse"))
+PULSE_FIT_BLOCKS = fit_blocks(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
 COVERAGE_POOLS = coverage_pools(paper_config(config, "pulse"))
 COVERAGE_BLOCKS = coverage_blocks(paper_config(config, "pulse"))

@@ -47,6 +47,30 @@ rule pulse_block:
         "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
 
 
+rule pulse_fit_block:
+    """The runs of the profile's ``fits`` (issue 67, item 5) with extra Step 1 fit k > 0 of one pool, one block of
+    them: the same runs (methods, seeds, keyed streams) as the pool's with another V, so how a verdict moves with the
+    fit is measured run for run."""
+    input:
+        nb="notebooks/pulse_block.ipynb",
+        fit=f"{RES}/pulse/fits/{{pool}}.fit{{fit}}.npz",
+    output:
+        csv=f"{RES}/pulse/fit_blocks/{{pool}}.fit{{fit}}.b{{block}}.csv.gz",
+    benchmark:
+        f"{BENCH}/pulse_fit_block/pulse_fit_block_{{pool}}_fit{{fit}}_b{{block}}.tsv"
+    log:
+        nb=f"{LOG}/pulse_fit_block_{{pool}}_fit{{fit}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/pulse_fit_block_{{pool}}_fit{{fit}}_b{{block}}.ipynb",
+        progress=f"{LOG}/pulse_fit_block_{{pool}}_fit{{fit}}_b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("pulse", threads=True, progress=True),
+    resources:
+        **res("pulse_fit_block"),
+    shell:
+        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+
+
 rule pulse_pool:
     """One pool's blocks concatenated: Accuracy@t of PULSE, UCB-E and Naive-Pooling at every budget, and its figure."""
     input:
@@ -72,6 +96,8 @@ rule pulse_summary:
     input:
         nb="notebooks/pulse_summary.ipynb",
         csvs=expand(rules.pulse_pool.output.csv, pool=PULSE_POOLS),
+        # the runs with extra Step 1 fits (the profile's `fits`): does a verdict move with the fit of V?
+        fit_blocks=expand(rules.pulse_fit_block.output.csv, pool=PULSE_POOLS, fit=PULSE_FITS, block=PULSE_FIT_BLOCKS),
         # runs of the authors' code on our pools (benchmarks/pulse_authors_side_by_side.py), where there are some
         authors=sorted(str(p) for p in Path(RES, "pulse", "authors").glob("*.csv")),
     output:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...decide import (
     Verdict,
+    across_fits,
     all_any,
     bootstrap_p,
     comparison,
@@ -435,6 +436,56 @@ def experiment_claims(runs: pd.DataFrame, authors: pd.DataFrame | None = None) -
         out.append(sync_claim(runs))
     if PAPER_LITERAL in set(runs.method):
         out.append(convention_claim(runs))
+    return out
+
+
+def fit_variant(runs: pd.DataFrame, acc: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` (the pool tables) with the rows of the methods and pools in ``acc`` (one extra fit's Accuracy@t:
+    :func:`paperlib.papers.pulse.experiments.fit_accuracy`) replaced by that fit's accuracy, runs and standard error."""
+    key = ["pool", "method", "budget"]
+    cols = [c for c in ("accuracy", "reps", "se") if c in runs.columns]
+    m = runs.merge(acc[key + cols].rename(columns={c: f"{c}_fit" for c in cols}), on=key, how="left")
+    hit = m.accuracy_fit.notna()
+    for c in cols:
+        m.loc[hit, c] = m.loc[hit, f"{c}_fit"]
+    m["reps"] = m.reps.astype(int)
+    return m[runs.columns]
+
+
+def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
+                  authors: pd.DataFrame | None = None) -> list[Claim]:
+    """Every row of :func:`experiment_claims` graded again under each extra Step 1 fit (``acc``: Accuracy@t per pool,
+    method, fit and budget, fits k >= 1 with the same runs as the pool's first ones) and regraded on what holds under
+    every fit (:func:`paperlib.decide.across_fits`); each row says whether its verdict is the same under every fit."""
+    fits = sorted(int(k) for k in set(acc.fit) if int(k) > 0)
+    if not fits:
+        return claims
+    per = {k: {c.claim: c.verdict for c in experiment_claims(fit_variant(runs, acc[acc.fit == k]), authors)}
+           for k in fits}
+    reps = int(acc[acc.fit > 0].reps.max())
+    pools = sorted(set(acc[acc.fit > 0].pool))
+    methods = ", ".join(sorted(label(m) for m in set(acc.method)))
+    out = []
+    for c in claims:
+        vs = [per[k].get(c.claim) for k in fits]
+        if c.verdict == Verdict.UNTESTABLE or any(v is None for v in vs):
+            out.append(c)
+            continue
+        new = across_fits(c.verdict, vs)
+        shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs))
+        if all(v == c.verdict for v in vs):
+            note = (f"Step 1's fit: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; {methods} "
+                    f"{reps} runs each on {len(pools)} pools, the same runs with another V)")
+        else:
+            note = (f"Step 1's fit: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
+                    f"{len(pools)} pools, the same runs with another V; the published fit: {c.verdict})"
+                    + (f"; graded on what holds under every fit: {new}" if new != c.verdict else
+                       "; the published fit's runs allow both answers, and a fit's verdict at fewer runs does not "
+                       "overrule that" if c.verdict == Verdict.INCONCLUSIVE else
+                       "; an inconclusive fit is a loss of power at fewer runs, not a contradiction, so the verdict "
+                       "stands"))
+        measured = c.measured.replace(f"; {FIT_MOVES_IT}", "")
+        out.append(replace(c, measured=f"{measured}; {note}", verdict=new))
     return out
 
 

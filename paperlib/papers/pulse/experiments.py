@@ -99,6 +99,68 @@ def block_runs(cfg: dict, method: str, block: int) -> tuple[int, int] | None:
     return ranges[block] if 0 <= block < len(ranges) else None
 
 
+def extra_fits(cfg: dict) -> list[int]:
+    """The indices k = 1 .. ``fits.extra`` of the profile's extra Step 1 fits (issue 67, item 5); [] without them."""
+    return list(range(1, 1 + int(cfg.get("fits", {}).get("extra", 0))))
+
+
+def fit_runs_config(cfg: dict) -> dict:
+    """The config of an extra fit's runs: the same methods, seeds and keyed streams as the pool's (run r under fit k
+    is run r of the authors' fit with only V changed, a paired comparison), with ``fits.reps`` runs of each of
+    ``fits.methods``."""
+    f = cfg["fits"]
+    return {**cfg, "reps_by_method": {**cfg.get("reps_by_method", {}), **{m: int(f["reps"]) for m in f["methods"]}}}
+
+
+def fit_blocks(cfg: dict) -> list[int]:
+    """The blocks of an extra fit's runs (``rep_block`` runs each)."""
+    if not extra_fits(cfg):
+        return []
+    return list(range(len(block_ranges(int(cfg["fits"]["reps"]), cfg.get("rep_block")))))
+
+
+def fit_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress: bool = True) -> pd.DataFrame:
+    """Block ``block`` of the runs of ``fits.methods`` with an extra Step 1 fit (``fit["index"]`` > 0): the rows of
+    :func:`run_block`, the ``fit`` column saying which fit."""
+    if int(fit.get("index", 0)) < 1:
+        raise ValueError("an extra fit has index >= 1 (fit 0 is the pool's own blocks)")
+    return run_block(fit_runs_config(cfg), name, block, fit, device=device, progress=progress,
+                     methods=list(cfg["fits"]["methods"]))
+
+
+def read_fit_blocks(paths) -> pd.DataFrame:
+    """The per-run rows of extra-fit blocks (``<pool>.fit<k>.b<block>.csv.gz``, :func:`fit_block`), with a ``pool``
+    column from each file's name."""
+    frames = []
+    for p in paths:
+        pool = Path(p).name.split(".fit")[0]
+        frames.append(pd.read_csv(p).assign(pool=pool))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RUN_COLUMNS + ["pool"])
+
+
+def extra_fit_runs(cfg: dict, pools, device=None, progress: bool = False) -> pd.DataFrame:
+    """The extra fits' runs computed here, in one process (the smoke path of ``pulse_summary.ipynb``; the DAG runs
+    :func:`fit_block` as jobs of its own)."""
+    frames = []
+    for p in pools:
+        for k in extra_fits(cfg):
+            f = fit_pool(cfg, p, device=device, index=k)
+            frames += [fit_block(cfg, p, b, f, device=device, progress=progress).assign(pool=p) for b in fit_blocks(cfg)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RUN_COLUMNS + ["pool"])
+
+
+def fit_accuracy(cfg: dict, runs: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy@t per (pool, method, fit, budget) over the runs 0 .. ``fits.reps`` - 1 that every fit has (fit 0:
+    the same runs of the pool's blocks), from per-run rows of :func:`run_block` / :func:`fit_block` with a ``pool``
+    column. Runs are paired across fits: only V differs."""
+    n = int(cfg["fits"]["reps"])
+    g = runs[runs.method.isin(cfg["fits"]["methods"]) & (runs.run < n)]
+    t = g.groupby(["pool", "method", "fit", "budget"]).agg(accuracy=("correct", "mean"), reps=("run", "nunique"),
+                                                          bandit_calls=("bandit_calls", "first")).reset_index()
+    t["se"] = np.sqrt(t.accuracy * (1 - t.accuracy) / t.reps)
+    return t
+
+
 def method_params(cfg: dict, method: str, fit: dict) -> dict:
     """``method``'s parameters on a pool: the backbone's (B, T0, a) and, for the methods with predictions, the refits'
     and Step 1's frozen factors V (``fit``: :func:`fit_pool`)."""
