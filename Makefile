@@ -4,6 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PROFILE ?= quick
 CORES  ?= all
+# what a kernel writes into a notebook's metadata when the notebook is opened: stripped with the outputs, so that
+# opening and saving an untouched source notebook leaves git clean (issue 69; tests/test_jupyterlab.py)
+NB_EXTRA_KEYS := metadata.language_info.codemirror_mode metadata.language_info.file_extension metadata.language_info.mimetype metadata.language_info.nbconvert_exporter metadata.language_info.pygments_lexer metadata.language_info.version
 
 .PHONY: setup lab reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks
 
@@ -16,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	@# the source notebooks are committed without outputs: git strips them on add (.gitattributes names the filter)
 	-git config filter.nbstripout.clean "$(CURDIR)/$(VENV)/bin/nbstripout" && git config filter.nbstripout.smudge cat \
-	  && git config filter.nbstripout.required false
+	  && git config filter.nbstripout.required false && git config filter.nbstripout.extrakeys "$(NB_EXTRA_KEYS)"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -93,6 +96,6 @@ benchmark: setup
 	$(PY) benchmarks/bench_pulse.py
 
 strip-notebooks: setup
-	$(VENV)/bin/nbstripout notebooks/*.ipynb
+	$(VENV)/bin/nbstripout --extra-keys "$(NB_EXTRA_KEYS)" notebooks/*.ipynb
 	$(PY) -m paperlib.pipeline.book --job-notebooks $$(git ls-files 'results/*/notebooks/*.ipynb') | xargs -r $(VENV)/bin/nbstripout
 	$(PY) -m paperlib.pipeline.book --compact $$(git ls-files 'results/*/notebooks/*.ipynb')

@@ -68,6 +68,78 @@ def kind_tag(kind: str) -> str:
 
 MIN_PT = 8
 
+#: The box a figure is printed in (issue 68, item 4): the PDF's text width (Chromium's Letter page, 8.5 in, less
+#: the 12 mm side margins of the report's ``@page``) and the print CSS's ``max-height`` of an image
+#: (:data:`paperlib.pipeline.print_pdf.PRINT_CSS` is built from :data:`PRINT_MAX_HEIGHT_MM`). A figure larger than
+#: the box is scaled down to fit it, and its text with it.
+PRINT_WIDTH_IN = 8.5 - 24 / 25.4
+PRINT_MAX_HEIGHT_MM = 150
+PRINT_HEIGHT_IN = PRINT_MAX_HEIGHT_MM / 25.4
+#: The smallest text a printed figure may have (points at the printed size)
+MIN_PRINTED_PT = 6.0
+
+
+def printed_scale(width_in: float, height_in: float) -> float:
+    """The factor a figure of this size (inches, as saved) is scaled by in print: 1 when it fits the box, else the
+    smaller of the box's width and height over the figure's."""
+    return min(1.0, PRINT_WIDTH_IN / width_in, PRINT_HEIGHT_IN / height_in)
+
+
+def _texts(fig):
+    from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_text() and t.get_visible()]
+
+
+def saved_size(fig) -> tuple[float, float]:
+    """The figure's size in inches as ``savefig`` with ``bbox_inches="tight"`` saves it (its tight box plus the
+    padding)."""
+    fig.canvas.draw()
+    bbox = fig.get_tightbbox(fig.canvas.get_renderer())
+    pad = 2 * plt.rcParams["savefig.pad_inches"]
+    return bbox.width + pad, bbox.height + pad
+
+
+def smallest_pt(fig) -> float:
+    """The smallest text of ``fig`` in points at its saved size (inf without text)."""
+    return min((t.get_fontsize() for t in _texts(fig)), default=float("inf"))
+
+
+def smallest_printed_pt(fig) -> float:
+    """The smallest text of ``fig`` in points at the size it prints (:func:`printed_scale` of its saved size)."""
+    return smallest_pt(fig) * printed_scale(*saved_size(fig))
+
+
+def fit_print(fig, min_pt: float = MIN_PRINTED_PT, tries: int = 8) -> float:
+    """Raise every text of ``fig`` by one factor until its smallest prints at ``min_pt`` or more where the figure is
+    scaled to the print box (a figure wider or taller than the box shrinks in print, its text with it); the layout
+    is redone after each step. Returns the smallest printed size. Figures are meant to be designed near the box's
+    width (:func:`panel_pages`); this is the guarantee for those that are not."""
+    import warnings
+
+    for _ in range(tries):
+        printed = smallest_printed_pt(fig)
+        if printed >= min_pt - 1e-9:
+            return printed
+        factor = min_pt / printed * 1.01
+        sizes = [(t, t.get_fontsize()) for t in _texts(fig)]
+        for ax in fig.get_axes():  # ticks made at the next draw take the axis' size, not an old label's
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = axis.get_ticklabels(which="both")
+                if labels:
+                    axis.set_tick_params(which="both", labelsize=labels[0].get_fontsize() * factor)
+        for t, size in sizes:
+            t.set_fontsize(size * factor)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fig.tight_layout()
+    printed = smallest_printed_pt(fig)
+    if printed < min_pt - 1e-9:
+        raise ValueError(f"the figure's smallest text prints at {printed:.1f} pt after {tries} enlargements "
+                         f"(at least {min_pt} pt): redesign it nearer the print box "
+                         f"({PRINT_WIDTH_IN:.1f} x {PRINT_HEIGHT_IN:.1f} in)")
+    return printed
+
 
 def readable(fig) -> None:
     """Raise every text below :data:`MIN_PT` points to it, and give a figure with several labelled series and
@@ -112,9 +184,10 @@ def budget_axis(ax, label: str = "% of the matrix evaluated (log scale)") -> Non
     ax.set_xlabel(label)
 
 
-def panel_pages(n: int, per_page: int = 16, ncol: int = 4, size=(3.2, 2.6)):
+def panel_pages(n: int, per_page: int = 12, ncol: int = 3, size=(2.6, 1.9)):
     """Split ``n`` panels into pages of at most ``per_page``: yields ``(fig, axes, indices, (k, K))`` with the
-    unused axes of the last page switched off."""
+    unused axes of the last page switched off. The default page (3 x 4 panels) is designed near the print box's
+    width, so that its 8 pt text prints at 6 pt or more (:func:`fit_print`)."""
     pages = max(1, -(-n // per_page))
     for k in range(pages):
         idx = list(range(k * per_page, min(n, (k + 1) * per_page)))

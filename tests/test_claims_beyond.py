@@ -45,8 +45,12 @@ def test_adaptive_vs_uniform_certification_is_graded_by_a_rank_test_per_matrix()
     low, high = [0.1 + 0.001 * i for i in range(20)], [0.9 + 0.001 * i for i in range(20)]
     # 20 vs 20 fully separated samples: Mann-Whitney's exact two-sided p is 2 / C(40, 20), far below 0.05
     assert adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": low}, {"a": high, "b": high}), 0.05).verdict == "holds"
+    # a universal statement ("on every matrix", paperlib.decide.universal): one matrix significantly the other way
+    # refutes it; fewer on one matrix and no difference on another is partly
     both = adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": high}, {"a": high, "b": low}), 0.05)
-    assert both.verdict == "partly" and "fewer calls (Holm) on 1, more on 1 of 2" in both.measured
+    assert both.verdict == "fails" and "fewer calls on 1 of 2 matrices" in both.measured and "more on 1 (Holm)" in both.measured
+    some = adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": low}, {"a": high, "b": low}), 0.05)
+    assert some.verdict == "partly" and "fewer calls on 1 of 2 matrices" in some.measured
     assert adaptive_vs_uniform_claim(_certified_runs({"a": high}, {"a": low}), 0.05).verdict == "fails"
     same = adaptive_vs_uniform_claim(_certified_runs({"a": low}, {"a": low}), 0.05)
     assert same.verdict == "inconclusive" and states_uncertainty(same)
@@ -68,7 +72,8 @@ def test_race_claims_verdicts():
     from paperlib.beyond.race.experiments import confidence_budgets, winners
 
     assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.9], [0.5, 0.6])).verdict == "holds"
-    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.5], [0.5, 0.9])).verdict == "partly"
+    # on every matrix (paperlib.decide.universal): a significantly worse point refutes it, even beside a better one
+    assert sysrs_vs_ucbe_claim(_race_acc([0.7, 0.5], [0.5, 0.9])).verdict == "fails"
     assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.7, 0.9])).verdict == "fails"
     # nothing significant either way: no evidence for or against (paperlib.decide.comparison)
     assert sysrs_vs_ucbe_claim(_race_acc([0.5, 0.6], [0.52, 0.61])).verdict == "inconclusive"
@@ -84,7 +89,7 @@ def test_race_claims_verdicts():
 
 
 def test_sysh_claim_verdicts():
-    """SySH against SySRs: significant points both ways give "partly", none "inconclusive"; CB_0.95 per matrix."""
+    """SySH against SySRs: a significantly worse point refutes "on every matrix" (fails), none either way "inconclusive"; CB_0.95 per matrix."""
 
     from paperlib.beyond.race.claims import sysh_vs_sysrs_claim
     from paperlib.beyond.race.experiments import confidence_budgets
@@ -97,7 +102,7 @@ def test_sysh_claim_verdicts():
     c = sysh_vs_sysrs_claim(*race([0.96, 0.97, 0.99], [0.5, 0.8, 0.97]))
     assert c.verdict == "holds" and c.claim == "ours-sysh"
     assert "higher at 2, lower at 0 of 3 points" in c.measured and "lower on 1, higher on 0 of 1" in c.measured
-    assert sysh_vs_sysrs_claim(*race([0.7, 0.5, 0.99], [0.5, 0.8, 0.99])).verdict == "partly"
+    assert sysh_vs_sysrs_claim(*race([0.7, 0.5, 0.99], [0.5, 0.8, 0.99])).verdict == "fails"
     assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.7, 0.9, 0.96])).verdict == "fails"
     assert sysh_vs_sysrs_claim(*race([0.5, 0.6, 0.9], [0.52, 0.61, 0.9])).verdict == "inconclusive"
 
@@ -180,7 +185,8 @@ def test_race_split_claims():
     assert c.verdict == "holds" and "higher at 2, lower at 0 of 2 points" in c.measured
     assert pulse_family_vs_auto_claim(acc([np.nan, 0.3, 0.4], [0.2, 0.6, 0.7])).verdict == "fails"
     assert pulse_family_vs_auto_claim(acc([np.nan, 0.61, 0.7], [0.2, 0.6, 0.7])).verdict == "inconclusive"
-    assert pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.4], [0.2, 0.6, 0.7])).verdict == "partly"
+    # better at one budget and worse at another on the one test half: "on every test half" is refuted
+    assert pulse_family_vs_auto_claim(acc([np.nan, 0.9, 0.4], [0.2, 0.6, 0.7])).verdict == "fails"
     assert pulse_family_vs_auto_claim(acc([np.nan] * 3, [0.2, 0.6, 0.7])).verdict == "untestable"
 
 

@@ -4,9 +4,15 @@ The expected verdicts follow from the papers' wording as encoded in the threshol
 the budget" -> precision 1 reached by 15%), not from the code's own output.
 """
 
+import re
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
 from paperlib.ledger import all_any
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_all_any():
@@ -119,3 +125,22 @@ def test_no_committed_row_hides_a_failing_rule_under_another_verdict():
         for c in read(ledger):
             assert "Fails in our run" not in c.measured, (ledger, c.claim)
             assert (NOT_REPRODUCED_LEAD in c.measured) == (c.verdict == "not reproduced"), (ledger, c.claim, c.verdict)
+
+
+UNIVERSAL_STATEMENT = re.compile(r"\b(?:on|at|for|in) every (?:real )?(?:matrix|matrices|dataset|budget|pool|test half|"
+                                 r"setting|cell)\b|\bacross all\b|\bthroughout\b", re.I)
+UNIVERSAL_RULE = re.compile(r"paperlib\.decide\.universal|intersection-union|every test needed", re.I)
+
+
+@pytest.mark.parametrize("profile", ["paper", "quick"])
+def test_every_universal_statement_is_graded_by_the_universal_rule(profile):
+    """Issue 68, item 2: a statement made for every case ("on every matrix", "at every budget", "across all
+    settings") holds only where every case is shown (paperlib.decide.universal, an intersection-union test); a row
+    making one must say that its rule is that one. Rows graded by "shown somewhere, never contradicted" fail here."""
+    path = ROOT / "figures" / profile / "claims.csv"
+    if not path.exists():
+        pytest.skip(f"no {profile} ledger")
+    t = pd.read_csv(path)
+    bad = [r.claim for r in t.itertuples() if UNIVERSAL_STATEMENT.search(r.statement) and r.verdict != "untestable"
+           and not UNIVERSAL_RULE.search(f"{r.evidence} {r.measured}")]
+    assert not bad, f"universal statements graded by another rule: {bad}"

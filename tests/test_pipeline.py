@@ -423,3 +423,19 @@ def test_quick_profile_without_data_hands_every_rule_kind_to_papermill(tmp_path)
     race = next(c for c in nbformat.read(tmp_path / "prepared_race.ipynb", as_version=4).cells
                 if "injected-parameters" in c.metadata.get("tags", []))
     assert "in_accs = []" in race.source
+
+
+def test_parameters_are_collapsed_in_source_and_executed_notebooks():
+    """Issue 69, item 5: the parameters cell of every source notebook, and papermill's injected parameters of every
+    committed executed notebook, open collapsed in JupyterLab (``jupyter.source_hidden``)."""
+    def hidden(cell):
+        return cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is True
+
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        params = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert all(hidden(c) for c in params), f"{path.name}: parameters cell not collapsed"
+    for path in sorted((ROOT / "results").glob("*/notebooks/*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        injected = [c for c in nb.cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+        assert all(hidden(c) for c in injected), f"{path}: injected parameters not collapsed (book --compact)"

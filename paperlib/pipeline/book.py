@@ -134,8 +134,10 @@ def section_md(sec: dict, chapter_labels: list[str], ctx: Context, leftovers: bo
         if names or figs:
             out += [f":::{{dropdown}} Per-dataset jobs: {jobs['label']} ({len(names) or len(figs)})", ""]
             out += [f"Each is `notebooks/{jobs['notebook']}.ipynb` run by the workflow with one dataset; their tables "
-                    "feed the summary above. Committed without outputs; `snakemake --profile profiles/"
-                    f"{ctx.profile} --forcerun {jobs['notebook'].removesuffix('_pool')}` reruns them.", ""]
+                    "and figures feed the summary above. Their executed copies are logs of the run "
+                    f"(`logs/{ctx.profile}/notebooks/`, not committed: the reader's notebooks are the summaries); "
+                    f"`snakemake --profile profiles/{ctx.profile} --forcerun {jobs['notebook'].removesuffix('_pool')}` "
+                    "reruns them.", ""]
             if names:
                 out += [", ".join(f"`{n.removeprefix(jobs['notebook'] + '_')}`" for n in names), ""]
             for path in figs:

@@ -67,6 +67,25 @@ def shown_notebooks() -> set[str]:
 NOTEBOOK_BYTES = 950_000  # the budget of a committed executed notebook (under 1 MB)
 
 
+def _integral_floats_as_ints(x):
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    if isinstance(x, dict):
+        return {k: _integral_floats_as_ints(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_integral_floats_as_ints(v) for v in x]
+    return x
+
+
+def as_jupyter_writes(nb: dict) -> str:
+    """A notebook's text as Jupyter's server saves it (issue 69: opening and saving an untouched executed notebook
+    changes no byte): nbformat's own layout (sorted keys, one-space indent, a final newline), and numbers as the
+    browser hands them back, where 1.0 is 1 (papermill records the parameters' floats, e.g. ``a: 1.0``)."""
+    import nbformat
+
+    return nbformat.writes(nbformat.from_dict(_integral_floats_as_ints(nb))) + "\n"
+
+
 def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
     """Commit an executed notebook at display size: its inline PNGs scaled to at most 1100 pixels wide and stored
     with an adaptive palette (256 colours; fewer colours and pixels, down to 900 wide and 64 colours, only if the
@@ -80,6 +99,10 @@ def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
     nb = json.loads(Path(path).read_text())
     images = []
     for cell in nb.get("cells", []):
+        if {"parameters", "injected-parameters"} & set(cell.get("metadata", {}).get("tags", [])):
+            # the parameters collapsed in JupyterLab (issue 69): papermill's injected cell runs to thousands of
+            # characters on one line
+            cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
         for o in cell.get("outputs", []):
             data = o.get("data", {})
             if "image/png" in data:
@@ -100,7 +123,7 @@ def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
             buf = io.BytesIO()
             im.quantize(colours, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", optimize=True)
             data["image/png"] = base64.b64encode(buf.getvalue()).decode() + "\n"
-        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+        text = as_jupyter_writes(nb)
         if len(text.encode()) <= budget:
             break
     Path(path).write_text(text)

@@ -73,14 +73,14 @@ def index_notebook(root: Path | None = None) -> dict:
             jobs = (sec.get("jobs") or {}).get("notebook")
             if jobs:
                 lines.append(f"  - its jobs: `{jobs}`, one per dataset or pool (source [here](./{jobs}.ipynb); "
-                             f"executed under `results/<profile>/notebooks/{jobs}_*.ipynb`)")
+                             f"their executed copies are logs, under `logs/<profile>/notebooks/`)")
                 named.add(jobs)
         parts.append("\n".join(lines) + "\n")
     jobs = [f"- `{k}`: {v} ([source](./{k}.ipynb))" for k, v in JOBS.items() if (root / "notebooks" / f"{k}.ipynb").exists()]
     named |= set(JOBS)
     parts.append("## The jobs the summaries gather\n\nRun by the workflow, one per dataset, pool, cell or block of runs; "
-                 "their tables are the results the summaries read (the blocks' executed notebooks are logs, under "
-                 "`logs/<profile>/notebooks/`).\n\n" + "\n".join(jobs) + "\n")
+                 "their tables and figures are the results the summaries read (their executed notebooks are logs of the "
+                 "run, under `logs/<profile>/notebooks/`, not committed).\n\n" + "\n".join(jobs) + "\n")
     rest = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb") if p.stem not in named and p.stem != "index")
     if rest:
         parts.append("## Other notebooks\n\n" + "\n".join(f"- `{n}` ({_links(root, n)})" for n in rest) + "\n")

@@ -15,9 +15,11 @@ from ..figures import (  # noqa: F401  (the notebooks call them as nb.<name>)
     KIND_TAG,
     MIN_PT,
     OKABE_ITO,
+    fit_print,
     kind_tag,
     panel_pages,
     readable,
+    smallest_pt,
     reproduction_title,
     style,
 )
@@ -169,16 +171,17 @@ def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
     goes to :func:`page_path`), at ``dpi`` (at least :data:`MIN_DPI`), lowered towards 80 dpi only if the file
     would exceed :data:`MAX_BYTES`; the inline backend still shows it in the notebook."""
     readable(fig)
+    fit_print(fig)
     out = page_path(path, default, page)
     for d in (max(dpi, MIN_DPI), 90, 80):
         fig.savefig(out, dpi=d)
         if out.stat().st_size <= MAX_BYTES:
             break
-    save_vector(fig, out)
+    save_vector(fig, out, smallest_pt(fig))
     return SavedPath(out)
 
 
-def save_vector(fig, png: Path) -> Path | None:
+def save_vector(fig, png: Path, smallest: float | None = None) -> Path | None:
     """The figure's vector version beside its PNG (``x.png`` -> ``x.svg``), which the report shows and prints so
     that a grid of panels can be zoomed; none (and no stale one left) when it would exceed :data:`MAX_BYTES` (no
     tracked file over 1 MB)."""
@@ -186,7 +189,10 @@ def save_vector(fig, png: Path) -> Path | None:
 
     svg = Path(png).with_suffix(".svg")
     with matplotlib.rc_context({"svg.hashsalt": "paperlib"}):  # the same ids on every run: a rerun of the same
-        fig.savefig(svg, metadata={"Date": None})  # figure changes no byte (no date in the file either)
+        meta = {"Date": None}  # figure changes no byte (no date in the file either)
+        if smallest is not None:  # what the print-size test reads: the text is drawn as paths, with no font size
+            meta["Description"] = f"smallest text {smallest:.2f} pt"
+        fig.savefig(svg, metadata=meta)
     if svg.stat().st_size > MAX_BYTES:
         svg.unlink()
         return None

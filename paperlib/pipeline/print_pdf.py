@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..figures import PRINT_MAX_HEIGHT_MM
+
 
 class PrintError(RuntimeError):
     """The PDF could not be printed (no Chromium, or Chromium failed)."""
@@ -43,7 +45,7 @@ section[data-document]:not([data-document="ledger"]):not([data-document="referen
 .claim-card.chapter-end{break-inside:avoid;margin-bottom:0}
 tbody tr:nth-last-child(-n+4),#the-ledger tbody tr:nth-last-child(-n+12){break-before:avoid}
 section>h1:first-child{margin-top:0}
-img{max-width:100%!important;max-height:150mm;width:auto;height:auto;break-inside:avoid}
+img{max-width:100%!important;max-height:@MAXH@mm;width:auto;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
 .bd-main .bd-content table{break-inside:auto}tr{break-inside:avoid}thead{display:table-header-group}
 h1,h2,h3,h4,h5,h6,p:has(+ .pst-scrollable-table-container),p:has(+ figure){break-after:avoid}
@@ -52,7 +54,7 @@ section>span[id]:empty{position:absolute}
 table.table{max-width:100%!important}table.table td:last-child{overflow-wrap:anywhere}
 a[href]{color:inherit;text-decoration:none}
 }
-"""
+""".replace("@MAXH@", str(PRINT_MAX_HEIGHT_MM))
 
 
 def print_copy(html: Path) -> Path:

@@ -13,7 +13,7 @@ from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
-from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, pool_blocks, pool_names
+from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, fit_pools, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
@@ -81,6 +81,7 @@ PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 PULSE_BLOCKS = pool_blocks(paper_config(config, "pulse"))
 PULSE_FITS = extra_fits(paper_config(config, "pulse"))
 PULSE_FIT_BLOCKS = fit_blocks(paper_config(config, "pulse"))
+PULSE_FIT_POOLS = fit_pools(paper_config(config, "pulse"))
 CV_POOLS = cv_pools(paper_config(config, "pulse"))
 COVERAGE_POOLS = coverage_pools(paper_config(config, "pulse"))
 COVERAGE_BLOCKS = coverage_blocks(paper_config(config, "pulse"))
@@ -122,6 +123,11 @@ def register(rule):
 
 NOTEBOOK = "{PAPERMILL} {input.nb:q} {output.nb:q} -y {params.nb:q} > {log.nb:q} 2>&1"
 """The shell command of every notebook rule: all of the notebook's parameters travel in one -y YAML (:func:`papermill`)."""
+
+JOB_NOTEBOOK = "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+"""A job's notebook (one dataset, pool, cell or block): its executed copy is a log (``logs/<profile>/notebooks/``), not
+a result: the reader's folder ``results/<profile>/notebooks/`` holds the summary notebooks, each with its outputs
+(issue 69). The job's tables and figures are its results."""
 
 
 def papermill(part, threads=False, progress=False, **fixed):

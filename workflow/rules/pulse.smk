@@ -77,18 +77,18 @@ rule pulse_pool:
         nb="notebooks/pulse_pool.ipynb",
         blocks=expand(rules.pulse_block.output.csv, block=PULSE_BLOCKS, allow_missing=True),
     output:
-        nb=f"{RES}/notebooks/pulse_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/pools/{{pool}}.csv",
     benchmark:
         f"{BENCH}/pulse_pool/pulse_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_pool_{{pool}}.log",
+        executed=f"{LOG}/notebooks/pulse_pool_{{pool}}.ipynb",
     params:
         nb=papermill("pulse"),
     resources:
         **res("pulse_pool"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule pulse_summary:
@@ -97,7 +97,7 @@ rule pulse_summary:
         nb="notebooks/pulse_summary.ipynb",
         csvs=expand(rules.pulse_pool.output.csv, pool=PULSE_POOLS),
         # the runs with extra Step 1 fits (the profile's `fits`): does a verdict move with the fit of V?
-        fit_blocks=expand(rules.pulse_fit_block.output.csv, pool=PULSE_POOLS, fit=PULSE_FITS, block=PULSE_FIT_BLOCKS),
+        fit_blocks=expand(rules.pulse_fit_block.output.csv, pool=PULSE_FIT_POOLS, fit=PULSE_FITS, block=PULSE_FIT_BLOCKS),
         # runs of the authors' code on our pools (benchmarks/pulse_authors_side_by_side.py), where there are some
         authors=sorted(str(p) for p in Path(RES, "pulse", "authors").glob("*.csv")),
     output:
@@ -124,12 +124,12 @@ rule pulse_cv_pool:
     input:
         nb="notebooks/pulse_cv_pool.ipynb",
     output:
-        nb=f"{RES}/notebooks/pulse_cv_pool_{{pool}}.ipynb",
         csv=f"{RES}/pulse/cv/{{pool}}.csv",
     benchmark:
         f"{BENCH}/pulse_cv_pool/pulse_cv_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_cv_pool_{{pool}}.log",
+        executed=f"{LOG}/notebooks/pulse_cv_pool_{{pool}}.ipynb",
         progress=f"{LOG}/pulse_cv_pool_{{pool}}.progress.log",
     threads: THREADS
     params:
@@ -137,7 +137,7 @@ rule pulse_cv_pool:
     resources:
         **res("pulse_cv_pool"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule pulse_lowrank:
@@ -211,13 +211,13 @@ rule pulse_coverage_pool:
         nb="notebooks/pulse_coverage_pool.ipynb",
         blocks=expand(rules.pulse_coverage_block.output.cells, block=COVERAGE_BLOCKS, allow_missing=True),
     output:
-        nb=f"{RES}/notebooks/pulse_coverage_pool_{{pool}}.ipynb",
         summary=f"{RES}/pulse/coverage/{{pool}}.csv",
         ratio=f"{RES}/pulse/coverage/{{pool}}_ratio.csv",
     benchmark:
         f"{BENCH}/pulse_coverage_pool/pulse_coverage_pool_{{pool}}.tsv"
     log:
         nb=f"{LOG}/pulse_coverage_pool_{{pool}}.log",
+        executed=f"{LOG}/notebooks/pulse_coverage_pool_{{pool}}.ipynb",
         progress=f"{LOG}/pulse_coverage_pool_{{pool}}.progress.log",
     threads: THREADS
     params:
@@ -225,7 +225,7 @@ rule pulse_coverage_pool:
     resources:
         **res("pulse_coverage_pool"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule pulse_coverage:

@@ -6,13 +6,13 @@ rule race_dataset:
     input:
         nb="notebooks/race_dataset.ipynb",
     output:
-        nb=f"{RES}/notebooks/race_dataset_{{dataset}}.ipynb",
         acc=f"{RES}/race/{{dataset}}.csv",
         fig=f"{FIG}/race/{{dataset}}.png",
     benchmark:
         f"{BENCH}/race_dataset/race_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_dataset_{{dataset}}.log",
+        executed=f"{LOG}/notebooks/race_dataset_{{dataset}}.ipynb",
         progress=f"{LOG}/race_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
@@ -20,7 +20,7 @@ rule race_dataset:
     resources:
         **res("race_dataset"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule race_split_dataset:
@@ -28,13 +28,13 @@ rule race_split_dataset:
     input:
         nb="notebooks/race_dataset.ipynb",
     output:
-        nb=f"{RES}/notebooks/race_split_dataset_{{dataset}}.ipynb",
         acc=f"{RES}/race/split/{{dataset}}.csv",
         fig=f"{FIG}/race/split/{{dataset}}.png",
     benchmark:
         f"{BENCH}/race_split_dataset/race_split_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/race_split_dataset_{{dataset}}.log",
+        executed=f"{LOG}/notebooks/race_split_dataset_{{dataset}}.ipynb",
         progress=f"{LOG}/race_split_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
@@ -42,7 +42,7 @@ rule race_split_dataset:
     resources:
         **res("race_split_dataset"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule race:

@@ -28,12 +28,12 @@ rule robin_cell:
     input:
         nb="notebooks/robin_cell.ipynb",
     output:
-        nb=f"{RES}/notebooks/robin_cell_{{cell}}.ipynb",
         csv=f"{RES}/robin/cells/{{cell}}.csv.gz",
     benchmark:
         f"{BENCH}/robin_cell/robin_cell_{{cell}}.tsv"
     log:
         nb=f"{LOG}/robin_cell_{{cell}}.log",
+        executed=f"{LOG}/notebooks/robin_cell_{{cell}}.ipynb",
         progress=f"{LOG}/robin_cell_{{cell}}.progress.log",
     threads: THREADS
     params:
@@ -41,7 +41,7 @@ rule robin_cell:
     resources:
         **res("robin_cell"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule robin_summary:

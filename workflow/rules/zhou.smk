@@ -31,7 +31,6 @@ rule zhou_fig3_dataset:
         blocks=expand(rules.zhou_fig3_block.output.csv, block=ZHOU_BLOCKS, allow_missing=True),
         block_settles=expand(rules.zhou_fig3_block.output.settle, block=ZHOU_BLOCKS, allow_missing=True),
     output:
-        nb=f"{RES}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig3/{{dataset}}.csv",
         settle=f"{RES}/zhou/fig3/{{dataset}}.settle.csv",
         fig=f"{FIG}/zhou_fig3/{{dataset}}.png",
@@ -39,12 +38,13 @@ rule zhou_fig3_dataset:
         f"{BENCH}/zhou_fig3_dataset/zhou_fig3_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig3_dataset_{{dataset}}.log",
+        executed=f"{LOG}/notebooks/zhou_fig3_dataset_{{dataset}}.ipynb",
     params:
         nb=papermill("zhou"),
     resources:
         **res("zhou_fig3_dataset"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule zhou_fig3:
@@ -97,12 +97,12 @@ rule zhou_fig4_dataset:
     input:
         nb="notebooks/zhou_fig4_dataset.ipynb",
     output:
-        nb=f"{RES}/notebooks/zhou_fig4_dataset_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4/{{dataset}}.csv",
     benchmark:
         f"{BENCH}/zhou_fig4_dataset/zhou_fig4_dataset_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_dataset_{{dataset}}.log",
+        executed=f"{LOG}/notebooks/zhou_fig4_dataset_{{dataset}}.ipynb",
         progress=f"{LOG}/zhou_fig4_dataset_{{dataset}}.progress.log",
     threads: THREADS
     params:
@@ -110,7 +110,7 @@ rule zhou_fig4_dataset:
     resources:
         **res("zhou_fig4_dataset"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule zhou_fig4_timing:
@@ -120,12 +120,12 @@ rule zhou_fig4_timing:
     input:
         nb="notebooks/zhou_fig4_dataset.ipynb",
     output:
-        nb=f"{RES}/notebooks/zhou_fig4_timing_{{dataset}}.ipynb",
         csv=f"{RES}/zhou/fig4_timing/{{dataset}}.csv",
     benchmark:
         f"{BENCH}/zhou_fig4_timing/zhou_fig4_timing_{{dataset}}.tsv"
     log:
         nb=f"{LOG}/zhou_fig4_timing_{{dataset}}.log",
+        executed=f"{LOG}/notebooks/zhou_fig4_timing_{{dataset}}.ipynb",
         progress=f"{LOG}/zhou_fig4_timing_{{dataset}}.progress.log",
     threads: THREADS
     params:
@@ -133,7 +133,7 @@ rule zhou_fig4_timing:
     resources:
         **res("zhou_fig4_timing"),
     shell:
-        NOTEBOOK
+        JOB_NOTEBOOK
 
 
 rule zhou_fig4:

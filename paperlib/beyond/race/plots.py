@@ -28,9 +28,9 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
                 ha="center", va="center", fontsize=9)
         return fig
     styles = method_styles(list(dict.fromkeys(acc.method)))
-    cols = min(3, len(names))
+    cols = min(4, len(names))  # at the print box's width: 8 pt text prints at 6 pt or more
     rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(rows, cols, figsize=(1.9 * cols, 1.55 * rows), squeeze=False, sharey=True, sharex=True)
     for ax, ds in zip(axes.flat, names, strict=False):
         for meth, g in acc[acc.dataset == ds].groupby("method", sort=False):
             st = styles[meth]
@@ -40,21 +40,24 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
             else:  # a wide band from few runs: its edges, thin, so that it covers no other curve
                 for edge in (g.ci_low, g.ci_high):
                     ax.plot(g.frac, edge, color=st["color"], lw=0.5, linestyle=(0, (1, 2)), alpha=0.8)
-        kind = acc[acc.dataset == ds].kind.iloc[0]
-        ax.set_title(f"{ds} ({kind_tag(kind)})", fontsize=8)
-        ax.set_xlabel(f"budget (fraction of {of})")
+        ax.set_title(ds, fontsize=8, pad=2)
     for ax in axes.flat[len(names):]:
         ax.axis("off")
+    for i, ax in enumerate(axes.flat[:len(names)]):
+        if i + cols >= len(names):
+            ax.set_xlabel(f"budget (fraction of {of})")
+            ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[:, 0]:
-        ax.set_ylabel("P(best model found)")
+        ax.set_ylabel("P(best found)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(5, len(labels)), fontsize=8)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)), fontsize=8)
     reps = acc.groupby("method", sort=False).reps.min()
     runs = (f"{reps.iloc[0]} for every method" if reps.nunique() == 1  # one number, not ten repeated past the edge
             else ", ".join(f"{label(k)} {v}" for k, v in reps.items()))
     thin = [label(k) for k, v in reps.items() if v < BAND_MIN_RUNS]
     edges = f"; bands of {', '.join(thin)} drawn as dotted edges (fewer than {BAND_MIN_RUNS} runs)" if thin else ""
-    fig.suptitle(f"{title}, exact 95% bands (not a paper figure){edges}\nruns per point: {runs}", fontsize=9)
+    kinds = " + ".join(kind_tag(k) for k in sorted(set(acc.kind)))
+    fig.suptitle(f"{title}, exact 95% bands (not a paper figure; {kinds}){edges}\nruns per point: {runs}", fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -10,14 +10,14 @@ from ...figures import kind_tag
 
 def certified(table: pd.DataFrame, delta: float, reps: int):
     """Median and IQR of the fraction of the matrix spent at the first certificate (not a paper figure)."""
-    fig, ax = plt.subplots(figsize=(6.5, 0.35 * table.dataset.nunique() + 1.9))
+    fig, ax = plt.subplots(figsize=(7.0, 0.26 * table.dataset.nunique() + 1.6))  # near the print box
     order = list(dict.fromkeys(table.dataset))
     k = table.method.nunique()
     for j, (meth, g) in enumerate(table.groupby("method", sort=False)):
         y = [order.index(d) + 0.7 / k * (j - (k - 1) / 2) for d in g.dataset]
         ax.errorbar(g.frac_median, y, xerr=[g.frac_median - g.frac_q25, g.frac_q75 - g.frac_median], fmt="o", label=meth)
     ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(k)})" for d, k in zip(order, table.drop_duplicates("dataset").kind,
-                                                                             strict=False)], fontsize=7)
+                                                                             strict=False)], fontsize=8)
     ax.axvline(1.0, color="k", lw=0.8, ls=":")
     per = table.drop_duplicates("dataset")
     if "oracle" in table:
@@ -30,8 +30,9 @@ def certified(table: pd.DataFrame, delta: float, reps: int):
     ax.set_title(f"Certified stopping at delta = {delta:g}\n({reps} runs per point; real matrices; not a paper figure)",
                  fontsize=9)
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)  # below: the rows fill the axes
-    fig.tight_layout(rect=(0, 0.7 / fig.get_figheight(), 1, 1))
+    # under the figure, below the x axis and its label (issue 68: it sat over the axis)
+    fig.legend(handles, labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
+    fig.tight_layout()
     return fig
 
 

@@ -104,6 +104,14 @@ def extra_fits(cfg: dict) -> list[int]:
     return list(range(1, 1 + int(cfg.get("fits", {}).get("extra", 0))))
 
 
+def fit_pools(cfg: dict) -> list[str]:
+    """The pools with extra Step 1 fits: ``fits.pools`` where the profile names them, else every pool."""
+    if not extra_fits(cfg):
+        return []
+    names = pool_names(cfg)
+    return [p for p in cfg["fits"].get("pools", names) if p in names]
+
+
 def fit_runs_config(cfg: dict) -> dict:
     """The config of an extra fit's runs: the same methods, seeds and keyed streams as the pool's (run r under fit k
     is run r of the authors' fit with only V changed, a paired comparison), with ``fits.reps`` runs of each of

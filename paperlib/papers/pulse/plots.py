@@ -32,20 +32,31 @@ def _calls_axis(ax) -> None:
     ax.xaxis.set_major_formatter(EngFormatter(sep=""))
 
 
-def _grid(n: int):
+def _grid(n: int, sharey: bool = False):
+    """Panels at the print box's width (4 columns of 1.9 in: 8 pt text prints at 6 pt or more)."""
     ncol = min(4, n)
     nrow = -(-n // ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.3 * ncol, 2.6 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(1.9 * ncol, 1.75 * nrow), squeeze=False, sharey=sharey)
     for ax in axes.flat[n:]:
         ax.axis("off")
     return fig, axes
+
+
+def _outer_labels(axes, n: int, xlabel: str, ylabel: str) -> None:
+    """Axis labels on the outer panels only: the y label on the first column, the x label on each column's last."""
+    ncol = axes.shape[1]
+    for i, ax in enumerate(axes.flat[:n]):
+        if i % ncol == 0:
+            ax.set_ylabel(ylabel)
+        if i + ncol >= n:
+            ax.set_xlabel(xlabel)
 
 
 def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95):
     """Figure 1: bandit calls to reach ``level`` accuracy per pool and method, on a log axis (the real pools' bars
     are two orders of magnitude below Bench 1's); a method that never reaches it gets an explicit marker."""
     pools = _pools(runs)
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(pools)), 4.2))
+    fig, ax = plt.subplots(figsize=(7.4, 4.2))  # the print box's width
     width = 0.27
     top = np.nanmax(table.calls_to_level.to_numpy(dtype=float)) if table.calls_to_level.notna().any() else 1.0
     for k, lab in enumerate(FIGURE1_METHODS):
@@ -63,7 +74,7 @@ def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95
     ax.set_xticklabels([f"{p} ({_kind(runs, p)})" for p in pools], fontsize=8, rotation=30, ha="right")
     ax.set_ylabel(f"bandit calls to {level:.0%} accuracy (log)")
     ax.plot([], [], "x", color="black", label=f"x: {level:.0%} not reached within the budgets")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.55), ncol=2)
     reproduction_title(fig, PAPER, "Figure 1", f"budget needed for {level:.0%} accuracy", runs.kind)
     fig.tight_layout()
     return fig
@@ -72,7 +83,7 @@ def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95
 def accuracy_curves(runs: pd.DataFrame):
     """Figures 2 and 4: Accuracy@t per pool and method, bands +-1 s.e., every panel on the same 0-1 accuracy axis."""
     pools = _pools(runs)
-    fig, axes = _grid(len(pools))
+    fig, axes = _grid(len(pools), sharey=True)
     for ax, p in zip(axes.flat, pools, strict=False):
         g = runs[runs.pool == p]
         for lab, h in g.groupby("label"):
@@ -80,13 +91,12 @@ def accuracy_curves(runs: pd.DataFrame):
             color, ls = STYLE[lab]
             ax.plot(h.bandit_calls, h.accuracy, color=color, linestyle=ls, label=lab)
             ax.fill_between(h.bandit_calls, h.accuracy - h.se, h.accuracy + h.se, color=color, alpha=0.2)
-        ax.set_title(f"{p} ({g.kind.iloc[0]}, gap {g.realised_gap.iloc[0]:.3f})", fontsize=8)
-        ax.set_xlabel("bandit calls")
-        ax.set_ylabel("Accuracy@t")
+        ax.set_title(f"{p}\n({g.kind.iloc[0]}, gap {g.realised_gap.iloc[0]:.3f})", fontsize=8)
         ax.set_ylim(0.0, 1.02)  # one accuracy scale on every panel, so that pools compare at a glance
         _calls_axis(ax)
+    _outer_labels(axes, len(pools), "bandit calls", "Accuracy@t")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)), fontsize=8)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)), fontsize=8)
     reproduction_title(fig, PAPER, "Figures 2 and 4", "Accuracy@t per pool, bands +-1 s.e.", runs.kind,
                        {lab: int(r) for lab, r in runs.groupby("label").reps.min().items()} if "reps" in runs else None)
     fig.tight_layout()
@@ -102,12 +112,12 @@ def effective_budget(eb: pd.DataFrame, runs: pd.DataFrame):
         for lab, h in g.groupby("label"):
             color, ls = STYLE[lab]
             ax.plot(h.ucbe_calls, h.calls_needed, "o", ms=3, color=color, linestyle=ls, label=lab)
-        ax.set_title(f"{p} ({_kind(runs, p)})", fontsize=8)
-        ax.set_xlabel("UCB-E bandit calls")
-        ax.set_ylabel("calls to match UCB-E")
+        ax.set_title(f"{p}\n({_kind(runs, p)})", fontsize=8)
         _calls_axis(ax)
+        ax.yaxis.set_major_formatter(EngFormatter(sep=""))
+    _outer_labels(axes, len(pools), "UCB-E bandit calls", "calls to match UCB-E")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)), fontsize=8)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)), fontsize=8)
     reproduction_title(fig, PAPER, "Figure 3", "effective budget (calls to match UCB-E's accuracy)", runs.kind)
     fig.tight_layout()
     return fig
@@ -116,7 +126,7 @@ def effective_budget(eb: pd.DataFrame, runs: pd.DataFrame):
 def coverage(summary: pd.DataFrame, ratios: pd.DataFrame):
     """Theorem 1 inside the running bandit: violation rates of its interval per (pool, kind of predictions) against
     delta, and the error-to-radius ratios of the informative cells."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 4.8))  # the print box's width
     x = np.arange(len(summary))
     axes[0].errorbar(x, summary.rate, yerr=[summary.rate - summary.rate_lo, summary.rate_hi - summary.rate], fmt="o",
                      label="violation rate (run bootstrap)")
@@ -125,20 +135,20 @@ def coverage(summary: pd.DataFrame, ratios: pd.DataFrame):
     axes[0].axhline(summary.delta.iloc[0], color="#D55E00", ls="--", label="delta")
     labels = [f"{r.pool}, {r.kind} ({r.data})" for r in summary.itertuples()]
     axes[0].set_xticks(x)
-    axes[0].set_xticklabels(labels, fontsize=6, rotation=35, ha="right")
+    axes[0].set_xticklabels(labels, fontsize=8, rotation=50, ha="right")
     axes[0].set_ylabel("P(|mu_hat - mu| > radius)")
-    axes[0].legend(fontsize=6)
+    axes[0].legend(fontsize=8)
     at = {(r.pool, r.kind): i for i, r in enumerate(summary.itertuples())}
     box = [dict(r, label="") for r in ratios.to_dict("records")]
     axes[1].bxp(box, positions=[at[b["pool"], b["kind"]] for b in box], widths=0.6, showfliers=False)
     axes[1].axhline(1, color="#D55E00", ls="--")
     axes[1].set_xticks(range(len(summary)))
-    axes[1].set_xticklabels(labels, fontsize=6, rotation=35, ha="right")
+    axes[1].set_xticklabels(labels, fontsize=8, rotation=50, ha="right")
     axes[1].set_ylabel("|mu_hat - mu| / radius\n(informative cells)")
     runs = summary.runs.unique() if "runs" in summary else []
     said = f", {runs[0]} runs per pool and kind" if len(runs) == 1 else ""
-    fig.suptitle(f"{PAPER}, Theorem 1 inside the running bandit{said} (synthetic / semi-synthetic / real pools; "
-                 "our check, no paper figure)", fontsize=9)
+    fig.suptitle(f"{PAPER}, Theorem 1 inside the running bandit{said}\n(synthetic / semi-synthetic / real "
+                 "pools; our check, no paper figure)", fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     return fig
 

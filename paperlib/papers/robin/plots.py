@@ -24,6 +24,28 @@ def method_style(mid: str, main: str) -> tuple[str, str]:
     return ("#D55E00", "-") if mid == main else (("#E69F00", ":") if "ucb=eq6" in mid else ("#CC79A7", "-."))
 
 
+def cell_tag(cell: str, kind: str) -> str:
+    """A panel's data kind: LLM-Rubric's synthetic split is a real judge's scores on synthetic (LLM-written)
+    conversations, so it is not labelled plain real data (issue 68)."""
+    if cell.startswith("llmrubric-synth"):
+        return "real judge, synthetic conversations"
+    return kind_tag(kind)
+
+
+def cell_title(cell: str) -> str:
+    """A cell's name on two lines (judge family, then prompt variant and attribute), so that long names do not run
+    into the next panel's."""
+    head, _, rest = cell.partition("-")
+    return f"{head}\n{rest}" if rest else cell
+
+
+def _queries_axis(ax) -> None:
+    from matplotlib.ticker import EngFormatter, MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+
+
 def wce_panel(ax, cur: pd.DataFrame, cell: str, mids, main: str) -> None:
     """WCE against the budget in one cell, bands +-1 s.e."""
     g = cur[cur.cell == cell]
@@ -32,9 +54,10 @@ def wce_panel(ax, cur: pd.DataFrame, cell: str, mids, main: str) -> None:
         c, ls = method_style(mid, main)
         ax.plot(h.budget, h.wce, ls, color=c, label=label(mid), lw=1.5)
         ax.fill_between(h.budget, h.wce - h.wce_se, h.wce + h.wce_se, color=c, alpha=0.2, lw=0)
-    ax.set_title(f"{cell}\n({kind_tag(g.kind.iloc[0])})")
+    ax.set_title(f"{cell_title(cell)}\n({cell_tag(cell, g.kind.iloc[0])})")
     ax.set_xlabel("judge queries")
     ax.set_ylabel("WCE (max error)")
+    _queries_axis(ax)
 
 
 def shown_cells(cells: list[str]) -> list[str]:
@@ -86,8 +109,9 @@ def human_agreement(runs: pd.DataFrame, main: str, n_runs: int):
                     ax.plot(mean.index, mean[col], ls, color=c,
                             label=f"{col} ({'ROBIN-HOOD' if mid == main else 'Uniform'})")
                     ax.fill_between(mean.index, mean[col] - se[col], mean[col] + se[col], color=c, alpha=0.15, lw=0)
-            ax.set_title(f"{hcells[i]}\n({kind_tag(g.kind.iloc[0]) if 'kind' in g else 'real'})")
+            ax.set_title(f"{cell_title(hcells[i])}\n({cell_tag(hcells[i], g.kind.iloc[0] if 'kind' in g else 'real')})")
             ax.set_xlabel("judge queries")
+            _queries_axis(ax)
             ax.set_ylabel("correlation with humans")
         shown = runs[runs.cell.isin([hcells[i] for i in idx])]
         reproduction_title(fig, PAPER, "Figures 6-7, 9", "agreement with human ratings vs budget, bands +-1 s.e.",
@@ -139,7 +163,7 @@ def judge_cells(judges: dict, values, xlabel: str, figure: str):
         for ax, i in zip(axes, idx, strict=True):
             j = judges[cells[i]]
             ax.hist(values(j), bins=30, color="#0072B2")
-            ax.set_title(f"{cells[i]}\n({kind_tag(j.kind)}, K={j.K})")
+            ax.set_title(f"{cell_title(cells[i])}\n({cell_tag(cells[i], j.kind)}, K={j.K})")
             ax.set_xlabel(xlabel)
             ax.set_ylabel("items")
         reproduction_title(fig, PAPER, figure, f"{xlabel} per judge x attribute cell",
@@ -154,7 +178,7 @@ def cell_curve(curve: pd.DataFrame, cell: str, kind: str, K: int):
         ax.plot(curve.index, curve[lab], marker=".", label=lab)
     ax.set_xlabel("judge queries")
     ax.set_ylabel("mean WCE (max error over items)")
-    ax.set_title(f"{PAPER}, Figures 3-5/8 (one cell): {cell} ({kind_tag(kind)}, K={K})")
+    ax.set_title(f"{PAPER}, Figures 3-5/8 (one cell): {cell} ({cell_tag(cell, kind)}, K={K})")
     ax.legend(fontsize=6)
     fig.tight_layout()
     return fig

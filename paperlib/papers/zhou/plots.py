@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from ...figures import budget_axis, kind_tag, panel_pages, reproduction_title
 from ...policies import label
@@ -89,21 +90,26 @@ def figure3_summary(table: pd.DataFrame, kinds: pd.Series, metrics: list[str]):
 def ablations(abl: pd.DataFrame, names: list[str], kinds: dict[str, str], metric: str):
     """Figure 4: UCB-E-LRF's ablations (variant, batch size, ensemble, eta, warm-up, rank) on each dataset, bands
     +-1 s.e. over the runs (the paper's 50; the profile's ``ablation.reps`` here)."""
-    fig, axes = plt.subplots(len(names), len(ABLATION_FACTORS), figsize=(3 * len(ABLATION_FACTORS), 2.7 * len(names)),
-                             squeeze=False, sharey=True)
+    ncol = 3  # each dataset's six factors in two rows of three: the print box's width (8 pt prints at 6 pt or more)
+    per = -(-len(ABLATION_FACTORS) // ncol)
+    fig, axes = plt.subplots(per * len(names), ncol, figsize=(2.5 * ncol, 1.55 * per * len(names)), squeeze=False,
+                             sharey=True)
     for r, d in enumerate(names):
         for c, f in enumerate(ABLATION_FACTORS):
-            ax = axes[r, c]
+            ax = axes[r * per + c // ncol, c % ncol]
             sub = abl[(abl.dataset == d) & (abl.factor == f) & (abl.metric == metric)]
             for v, g in sub.groupby("setting", sort=False):
                 x = 100 * g.budget_frac
-                line, = ax.plot(x, g.value, marker="o", ms=3, label=str(v))
+                line, = ax.plot(x, g.value, marker="o", ms=2.5, label=f"{v:g}" if isinstance(v, float) else str(v))
                 if "se" in g:
                     ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0)
-            ax.set_title(f"{d} [{kinds[d]}]: {f}", fontsize=8)
-            ax.legend(fontsize=6)
-            ax.set_xlabel("% evaluated", fontsize=8)
-        axes[r, 0].set_ylabel(metric, fontsize=8)
+            ax.set_title(f"{d} [{kinds[d]}]: {f}", fontsize=8, pad=2)
+            ax.legend(fontsize=8, loc="lower right", ncol=2, handlelength=1.0, columnspacing=0.6, borderpad=0.2,
+                      labelspacing=0.2)
+            if r == len(names) - 1 and c // ncol == per - 1:
+                ax.set_xlabel("% evaluated", fontsize=8)
+        for k in range(per):
+            axes[r * per + k, 0].set_ylabel(metric, fontsize=8)
     main = abl[abl.factor.isin(ABLATION_FACTORS)]
     reps = int(main.reps.min()) if "reps" in main and len(main) else None
     reproduction_title(fig, PAPER, "Figure 4", "UCB-E-LRF ablations, bands +-1 s.e.", list(kinds.values()), reps)
@@ -113,24 +119,28 @@ def ablations(abl: pd.DataFrame, names: list[str], kinds: dict[str, str], metric
 
 def method_means(t2: pd.DataFrame, means: dict):
     """Figure 5: histogram of the methods' mean scores per dataset (``means``: dataset -> row means)."""
-    cols = min(4, len(t2))
+    cols = min(5, len(t2))  # 5 columns of 1.5 in: the print box's width, so 8 pt text prints at 6 pt or more
     rows_ = -(-len(t2) // cols)
-    fig, axes = plt.subplots(rows_, cols, figsize=(3.2 * cols, 2.4 * rows_), squeeze=False)
-    for ax, (_, r) in zip(axes.flat, t2.iterrows(), strict=False):
+    fig, axes = plt.subplots(rows_, cols, figsize=(1.5 * cols, 1.25 * rows_), squeeze=False)
+    for k, (ax, (_, r)) in enumerate(zip(axes.flat, t2.iterrows(), strict=False)):
         ax.hist(means[r.dataset], bins=30, color="C0")
-        ax.set_title(f"{r.dataset} [{r.kind}]\nH1={r.H1:.3g}", fontsize=8)
-        ax.set_xlabel("mean score of a method", fontsize=7)
-        ax.set_ylabel("methods", fontsize=7)
-        ax.tick_params(labelsize=7)
+        ax.set_title(f"{r.dataset}\n[{r.kind}] H1={r.H1:.3g}", fontsize=8)
+        if k + cols >= len(t2):
+            ax.set_xlabel("mean score")
+        if k % cols == 0:
+            ax.set_ylabel("methods")
+        ax.tick_params(labelsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(3))
+        ax.yaxis.set_major_locator(MaxNLocator(3))
     for ax in list(axes.flat)[len(t2):]:
         ax.axis("off")
-    fig.suptitle(f"{PAPER}, Figure 5 (reproduction): histogram of method mean scores; data kind in brackets",
+    fig.suptitle(f"{PAPER}, Figure 5 (reproduction): histogram of method mean scores\n(data kind in brackets)",
                  fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def singular_values(spectra: dict, kinds: dict, ncol: int = 6):
+def singular_values(spectra: dict, kinds: dict, ncol: int = 5):
     """Figure 6: the first 30 singular values of each dataset, relative to the largest, as small multiples: one
     panel per dataset (its kind in the title and the line's colour), with every other dataset's spectrum in light
     grey behind it for comparison, shared log y. 23 curves on one axis need 23 colours no reader tells apart."""
@@ -139,7 +149,7 @@ def singular_values(spectra: dict, kinds: dict, ncol: int = 6):
     names = list(spectra)
     kind_style = series_styles(["real", "semi-synthetic", "synthetic"])
     rows = -(-len(names) // ncol)
-    fig, axes = plt.subplots(rows, ncol, figsize=(2.2 * ncol, 1.9 * rows), sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(rows, ncol, figsize=(1.5 * ncol, 1.2 * rows), sharex=True, sharey=True, squeeze=False)
     curves = {d: (np.arange(1, min(len(sv), 30) + 1), np.asarray(sv[:30])) for d, sv in spectra.items()}
     for ax, d in zip(axes.flat, names, strict=False):
         for other, (x, y) in curves.items():
@@ -156,8 +166,8 @@ def singular_values(spectra: dict, kinds: dict, ncol: int = 6):
             axes.flat[k].xaxis.set_tick_params(labelbottom=True)
             axes.flat[k].set_xlabel("index")
     for ax in axes[:, 0]:
-        ax.set_ylabel("sing. value / largest")
-    fig.suptitle(f"{PAPER}, Figure 6 (reproduction): singular value spectra, one panel per stand-in matrix "
+        ax.set_ylabel("s.v. / largest")
+    fig.suptitle(f"{PAPER}, Figure 6 (reproduction): singular value spectra, one panel per stand-in matrix\n"
                  "(colour: real blue, semi-synthetic orange, synthetic green; grey: the other matrices)")
     fig.tight_layout()
     return fig

@@ -1,0 +1,76 @@
+"""Issue 68, item 4: every figure prints its smallest text at 6 pt or more at the size the PDF shows it.
+
+The PDF scales a figure wider or taller than its print box (the text width of a Letter page with the report's 12 mm
+margins, and the print CSS's maximum image height) down to the box, and its text with it. The SVGs draw text as
+paths, so each records its smallest font size in its description (``paperlib.pipeline.notebook.save_vector``); the
+printed size is that times the scale computed here from the SVG's own width and height.
+"""
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from paperlib.figures import MIN_PRINTED_PT, PRINT_MAX_HEIGHT_MM, fit_print  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the print box, from the page itself: Letter is 215.9 mm wide, the report's @page has 12 mm side margins
+BOX_W_PT = (215.9 - 2 * 12) / 25.4 * 72
+BOX_H_PT = PRINT_MAX_HEIGHT_MM / 25.4 * 72
+
+
+def printed(font_pt: float, width_pt: float, height_pt: float) -> float:
+    return font_pt * min(1.0, BOX_W_PT / width_pt, BOX_H_PT / height_pt)
+
+
+def svg_size(text: str) -> tuple[float, float]:
+    w = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', text)
+    h = re.search(r'<svg[^>]*\sheight="([\d.]+)pt"', text)
+    return float(w.group(1)), float(h.group(1))
+
+
+def test_the_print_css_and_the_page_margins_are_the_box_the_figures_are_sized_for():
+    from paperlib.pipeline.book import CSS as BOOK_CSS
+    from paperlib.pipeline.print_pdf import PRINT_CSS
+
+    assert f"max-height:{PRINT_MAX_HEIGHT_MM}mm" in PRINT_CSS
+    assert re.search(r"@page\{margin:\S+ 12mm \S+ 12mm", BOOK_CSS)
+
+
+def test_a_wide_figure_is_enlarged_until_its_text_prints_at_6_pt(tmp_path):
+    """A 20 x 4 in grid with 8 pt text would print at 8 * 7.56 / 20 = 3 pt; after fit_print, the SVG written with
+    real text (svg.fonttype none: each text's size is in the file) prints its smallest text at 6 pt or more."""
+    fig, axes = plt.subplots(1, 6, figsize=(20, 4))
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a")
+        ax.set_title("panel", fontsize=8)
+        ax.tick_params(labelsize=8)
+    fit_print(fig)
+    path = tmp_path / "wide.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    text = path.read_text()
+    sizes = [float(x) for x in re.findall(r"font(?:-size)?:\s*(?:[a-z]+ )*([\d.]+)px", text)]
+    assert sizes, "no text size in the SVG"
+    w, h = svg_size(text)
+    assert printed(min(sizes), w, h) >= MIN_PRINTED_PT - 0.05
+    assert min(sizes) > 8  # it had to be enlarged
+
+
+def committed_svgs():
+    return sorted((ROOT / "figures" / "paper").glob("*.svg"))
+
+
+@pytest.mark.parametrize("svg", committed_svgs(), ids=lambda p: p.name)
+def test_every_paper_figure_prints_at_6_pt_or_more(svg):
+    text = svg.read_text()
+    m = re.search(r"smallest text ([\d.]+) pt", text)
+    assert m, f"{svg.name} records no smallest text size: rerun the notebook that makes it"
+    w, h = svg_size(text)
+    got = printed(float(m.group(1)), w, h)
+    assert got >= MIN_PRINTED_PT - 0.05, f"{svg.name} prints its smallest text at {got:.1f} pt"
