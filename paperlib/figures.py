@@ -30,6 +30,35 @@ def series_styles(keys) -> dict:
                     marker=MARKERS[i % len(MARKERS)]) for i, k in enumerate(keys)}
 
 
+#: One look per method in every figure of the project (issue 69): (colour index into seaborn's colour-blind palette,
+#: line style, marker), keyed by the label the figures show. Zhou's six algorithms and the race's four others take
+#: the ten colours and markers with solid lines; PULSE's family, Naive-Pooling, auto and LUCB reuse colours with
+#: dashed or dotted lines and markers of their own, chosen so that no figure that draws them together (the race,
+#: the split race, PULSE's figures, certified search) repeats a colour or a marker.
+METHOD_LOOKS = {
+    "UCB-E": (0, "-", "o"), "UCB-E-LRF": (1, "-", "s"), "Row Mean Imputation": (2, "-", "^"),
+    "Filled Subset": (3, "-", "D"), "LRF": (4, "-", "v"), "UCB-E-LRF (Score Only)": (5, "-", "P"),
+    "SySRs": (6, "-", "X"), "SySH (ours)": (7, "-", "*"), "UCB-E (pending batches)": (8, "-", "<"),
+    "UCB-E (synchronized)": (9, "-", ">"),
+    "PULSE": (3, "--", "h"), "PULSE (precision-weighted)": (4, "--", "p"), "PULSE (synchronized)": (5, "--", "d"),
+    "Naive-Pooling": (2, ":", "H"), "PULSE (paper-literal)": (1, "-.", "8"), "auto (SySRs)": (6, "--", "X"),
+    "LUCB (per-model intervals)": (1, ":", "s"), "LUCB, paired (ours)": (4, ":", "v"),
+    "LUCB with a prior (ours)": (5, ":", "P"), "cheapest good model (ours)": (9, ":", ">"),
+}
+
+
+def method_style(name: str) -> dict:
+    """The colour, line style and marker of a method (its label, as the figures show it) in every figure
+    (:data:`METHOD_LOOKS`); a method not there gets one from a stable hash of its name (dash-dotted)."""
+    import zlib
+
+    import seaborn as sns
+
+    colours = sns.color_palette("colorblind", 10).as_hex()
+    c, ls, m = METHOD_LOOKS.get(name) or (zlib.crc32(name.encode()) % 10, "-.", MARKERS[zlib.crc32(name.encode()) % 10])
+    return dict(color=colours[c], linestyle=ls, marker=m)
+
+
 def style() -> None:
     """Figure defaults: text at least 8 pt at the saved size, the colour-blind-safe cycle of :data:`OKABE_ITO`."""
     from cycler import cycler

@@ -66,11 +66,44 @@ def committed_svgs():
     return sorted((ROOT / "figures" / "paper").glob("*.svg"))
 
 
+def site_only() -> set[str]:
+    """The figures the book keeps out of the PDF (``print: false`` in paperlib/pipeline/book.yaml)."""
+    import yaml
+
+    book = yaml.safe_load((ROOT / "paperlib" / "pipeline" / "book.yaml").read_text())
+    out = set()
+    for ch in book["chapters"]:
+        for sec in ch.get("sections", []):
+            out |= {Path(f["file"]).stem for f in sec.get("figures", []) if f.get("print") is False}
+    return out
+
+
 @pytest.mark.parametrize("svg", committed_svgs(), ids=lambda p: p.name)
 def test_every_paper_figure_prints_at_6_pt_or_more(svg):
     text = svg.read_text()
+    if "not printed: site only" in text:
+        assert svg.stem in site_only(), f"{svg.name} is saved as site-only but the book prints it"
+        return
     m = re.search(r"smallest text ([\d.]+) pt", text)
     assert m, f"{svg.name} records no smallest text size: rerun the notebook that makes it"
     w, h = svg_size(text)
     got = printed(float(m.group(1)), w, h)
     assert got >= MIN_PRINTED_PT - 0.05, f"{svg.name} prints its smallest text at {got:.1f} pt"
+
+
+def test_one_look_per_method_and_no_figure_repeats_a_colour_or_a_marker():
+    """Issue 69: a method has one colour in every figure (paperlib.figures.method_style by its label), and the
+    methods drawn together (the race, the split race, PULSE's figures, certified search) are told apart by colour
+    and by marker alone."""
+    from paperlib.figures import method_style
+    from paperlib.pipeline.config import load_config
+    from paperlib.policies import label
+
+    cfg = load_config("paper")
+    together = [cfg["race"]["methods"], cfg["race"]["split"]["methods"], cfg["pulse"]["methods"],
+                cfg["search"]["methods"], cfg["zhou"]["methods"]]
+    for methods in together:
+        looks = [method_style(label(m)) for m in methods]
+        assert len({(s["color"]) for s in looks}) == len(methods), methods
+        assert len({(s["marker"]) for s in looks}) == len(methods), methods
+    assert method_style("UCB-E") == method_style(label("ucbe")) == method_style(label("ucbe-batch"))

@@ -166,18 +166,20 @@ class SavedPath(type(Path())):
         return None
 
 
-def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1) -> Path:
+def save_figure(fig, path, default: str, dpi: int = 110, page: int = 1, printed: bool = True) -> Path:
     """Make ``fig`` :func:`readable` and save it to ``path`` (see :func:`output`; page ``k > 1`` of a split figure
     goes to :func:`page_path`), at ``dpi`` (at least :data:`MIN_DPI`), lowered towards 80 dpi only if the file
-    would exceed :data:`MAX_BYTES`; the inline backend still shows it in the notebook."""
+    would exceed :data:`MAX_BYTES`; the inline backend still shows it in the notebook. A ``printed`` figure's text is
+    raised to print at 6 pt or more (:func:`fit_print`); one the PDF leaves out (``print: false`` in the book) is not."""
     readable(fig)
-    fit_print(fig)
+    if printed:
+        fit_print(fig)
     out = page_path(path, default, page)
     for d in (max(dpi, MIN_DPI), 90, 80):
         fig.savefig(out, dpi=d)
         if out.stat().st_size <= MAX_BYTES:
             break
-    save_vector(fig, out, smallest_pt(fig))
+    save_vector(fig, out, smallest_pt(fig) if printed else None)
     return SavedPath(out)
 
 
@@ -190,8 +192,8 @@ def save_vector(fig, png: Path, smallest: float | None = None) -> Path | None:
     svg = Path(png).with_suffix(".svg")
     with matplotlib.rc_context({"svg.hashsalt": "paperlib"}):  # the same ids on every run: a rerun of the same
         meta = {"Date": None}  # figure changes no byte (no date in the file either)
-        if smallest is not None:  # what the print-size test reads: the text is drawn as paths, with no font size
-            meta["Description"] = f"smallest text {smallest:.2f} pt"
+        # what the print-size test reads: the text is drawn as paths, with no font size
+        meta["Description"] = f"smallest text {smallest:.2f} pt" if smallest is not None else "not printed: site only"
         fig.savefig(svg, metadata=meta)
     if svg.stat().st_size > MAX_BYTES:
         svg.unlink()

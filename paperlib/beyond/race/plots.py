@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import kind_tag, series_styles
+from ...figures import kind_tag, method_style
 from ...policies import label
 
 #: below this many runs a method's exact 95% band is wider than +-0.1 and would hide the other curves: drawn as its
@@ -14,8 +14,9 @@ BAND_MIN_RUNS = 100
 
 
 def method_styles(methods) -> dict[str, dict]:
-    """One colour, line style and marker per method (:func:`paperlib.figures.series_styles`)."""
-    return series_styles(methods)
+    """One colour, line style and marker per method: the project's look of each (:func:`paperlib.figures.method_style`
+    of its label), the same in every figure."""
+    return {m: method_style(label(m)) for m in methods}
 
 
 def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):

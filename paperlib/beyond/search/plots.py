@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import kind_tag
+from ...figures import kind_tag, method_style
+from ...policies import label
 
 
 def certified(table: pd.DataFrame, delta: float, reps: int):
@@ -15,7 +16,9 @@ def certified(table: pd.DataFrame, delta: float, reps: int):
     k = table.method.nunique()
     for j, (meth, g) in enumerate(table.groupby("method", sort=False)):
         y = [order.index(d) + 0.7 / k * (j - (k - 1) / 2) for d in g.dataset]
-        ax.errorbar(g.frac_median, y, xerr=[g.frac_median - g.frac_q25, g.frac_q75 - g.frac_median], fmt="o", label=meth)
+        st = method_style(label(meth))  # the method's look in every figure of the project
+        ax.errorbar(g.frac_median, y, xerr=[g.frac_median - g.frac_q25, g.frac_q75 - g.frac_median], fmt=st["marker"],
+                    color=st["color"], label=f"{label(meth)} ({meth})")
     ax.set_yticks(range(len(order)), [f"{d} ({kind_tag(k)})" for d, k in zip(order, table.drop_duplicates("dataset").kind,
                                                                              strict=False)], fontsize=8)
     ax.axvline(1.0, color="k", lw=0.8, ls=":")

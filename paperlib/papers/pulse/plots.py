@@ -7,15 +7,19 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from ...figures import kind_tag, reproduction_title
+from ...figures import kind_tag, method_style, reproduction_title
 
 PAPER = "Tolochinsky et al. 2026"
 #: one colour and one line style per method, so that no two methods differ by colour alone
-STYLE = {
-    "UCB-E": ("#0072B2", "-"), "PULSE": ("#D55E00", "-"), "Naive-Pooling": ("#7f7f7f", ":"),
-    "PULSE (precision-weighted)": ("#CC79A7", "--"), "PULSE (synchronized)": ("#009E73", "-."),
-    "PULSE (paper-literal)": ("#E69F00", (0, (5, 1, 1, 1))),
-}
+class _Styles(dict):
+    """label -> (colour, line style): the project's one look per method (:func:`paperlib.figures.method_style`)."""
+
+    def __missing__(self, lab):
+        st = method_style(lab)
+        return st["color"], st["linestyle"]
+
+
+STYLE = _Styles()
 FIGURE1_METHODS = ("UCB-E", "PULSE", "Naive-Pooling")
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from ...figures import budget_axis, kind_tag, panel_pages, reproduction_title
+from ...figures import budget_axis, kind_tag, method_style, panel_pages, reproduction_title
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
@@ -25,7 +25,7 @@ def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: li
                 sub = table[(table.dataset == ds) & (table.metric == metric)]
                 for method, g in sub.groupby("method", sort=False):
                     x = 100 * g.budget_frac
-                    line, = ax.plot(x, g.value, marker="o", ms=2, lw=1, label=label(method))
+                    line, = ax.plot(x, g.value, ms=2, lw=1, label=label(method), **method_style(label(method)))
                     # bands rasterized inside the vector version (138 of them make its SVG far larger)
                     ax.fill_between(x, g.value - g.se, g.value + g.se, color=line.get_color(), alpha=0.15, lw=0,
                                     rasterized=True)
@@ -70,7 +70,8 @@ def figure3_summary(table: pd.DataFrame, kinds: pd.Series, metrics: list[str]):
         summ = dataset_means(table, metric)
         for method, g in summ.groupby("method", sort=False):
             x = 100 * g.frac
-            line, = ax.plot(x, g["mean"], marker="o", ms=2, lw=1.2, label=label(method))
+            st = method_style(label(method))
+            line, = ax.plot(x, g["mean"], ms=2.5, lw=1.2, label=label(method), **st)
             ax.fill_between(x, g.lo, g.hi, color=line.get_color(), alpha=0.15, lw=0)
         ax.set_title(metric)
         budget_axis(ax, "% of the matrix (log)")
