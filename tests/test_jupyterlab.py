@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_report import browser
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,8 +19,8 @@ from ..figures import (  # noqa: F401  (the notebooks call them as nb.<name>)
     kind_tag,
     panel_pages,
     readable,
-    smallest_pt,
     reproduction_title,
+    smallest_pt,
     style,
 )
 from ..ledger import Claim

@@ -472,7 +472,7 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
             out.append(c)
             continue
         new = across_fits(c.verdict, vs)
-        shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs))
+        shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs, strict=True))
         if all(v == c.verdict for v in vs):
             note = (f"Step 1's fit: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; {methods} "
                     f"{reps} runs each on {len(pools)} pools, the same runs with another V)")
