@@ -439,3 +439,22 @@ def test_parameters_are_collapsed_in_source_and_executed_notebooks():
         nb = nbformat.read(path, as_version=4)
         injected = [c for c in nb.cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
         assert all(hidden(c) for c in injected), f"{path}: injected parameters not collapsed (book --compact)"
+
+
+def test_executed_summary_notebooks_open_with_their_verdicts_from_the_ledger():
+    """Issue 69, item 5: a committed executed summary notebook shows, right after its title, a one-line-per-row table
+    of the verdicts of the rows it wrote, as the committed ledger grades them (``book --compact`` writes it)."""
+    ledger = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv").set_index("claim")
+    checked = 0
+    for path in sorted((ROOT / "results" / "paper" / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        outs = "".join(str(o.get("data", {}).get("text/markdown", "")) for c in nb.cells if c.cell_type == "code"
+                       for o in c.get("outputs", []))
+        if "What we measured" not in outs:
+            continue
+        cell = nb.cells[1]
+        assert "verdicts" in cell.get("metadata", {}).get("tags", []), f"{path.name}: no verdict table after the title"
+        for claim, verdict in re.findall(r"\| `([a-z0-9-]+)` \| \*\*([a-z ]+)\*\* \|", cell.source):
+            assert ledger.loc[claim, "verdict"] == verdict, f"{path.name}: {claim} is {ledger.loc[claim, 'verdict']}"
+        checked += 1
+    assert checked >= 10

@@ -86,6 +86,46 @@ def as_jupyter_writes(nb: dict) -> str:
     return nbformat.writes(nbformat.from_dict(_integral_floats_as_ints(nb))) + "\n"
 
 
+VERDICTS_TAG = "verdicts"
+
+
+def verdict_table(nb: dict, ledger) -> str | None:
+    """A one-line-per-row table of the verdicts of the rows an executed notebook wrote (the ids in its "What we
+    measured" output), as the ledger ``ledger`` grades them; None when it names none."""
+    import pandas as pd
+
+    text = ""
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            md = o.get("data", {}).get("text/markdown", "")
+            md = "".join(md) if isinstance(md, list) else md
+            if "What we measured" in md:
+                text = md
+    ids = list(dict.fromkeys(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", text)))
+    if not ids or not Path(ledger).exists():
+        return None
+    t = pd.read_csv(ledger).set_index("claim")
+    rows = [(i, t.loc[i, "verdict"], t.loc[i, "statement"]) for i in ids if i in t.index]
+    if not rows:
+        return None
+    lines = [f"**Verdicts.** This notebook's rows as the ledger grades them (`figures/{Path(ledger).parent.name}/claims.csv`); "
+             "the evidence and the rule of each are in \"What we measured\" at the end.", "",
+             "| row | verdict | statement |", "|---|---|---|"]
+    lines += [f"| `{i}` | **{v}** | {str(st).replace('|', chr(92) + '|')[:160]} |" for i, v, st in rows]
+    return "\n".join(lines)
+
+
+def add_verdicts(nb: dict, ledger) -> None:
+    """Put (or refresh) the verdict table after the notebook's first cell (its title), so that a reader meets the
+    provenance and the verdicts first (issue 69, item 5)."""
+    cells = [c for c in nb.get("cells", []) if VERDICTS_TAG not in c.get("metadata", {}).get("tags", [])]
+    table = verdict_table({**nb, "cells": cells}, ledger)
+    if table:
+        cells.insert(1, {"cell_type": "markdown", "id": "verdicts", "metadata": {"tags": [VERDICTS_TAG]},
+                         "source": table})
+    nb["cells"] = cells
+
+
 def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
     """Commit an executed notebook at display size: its inline PNGs scaled to at most 1100 pixels wide and stored
     with an adaptive palette (256 colours; fewer colours and pixels, down to 900 wide and 64 colours, only if the
@@ -97,6 +137,8 @@ def compact_notebook(path: Path, budget: int = NOTEBOOK_BYTES) -> int:
     from PIL import Image
 
     nb = json.loads(Path(path).read_text())
+    profile = Path(path).resolve().parent.parent.name  # results/<profile>/notebooks/<name>.ipynb
+    add_verdicts(nb, Path(path).resolve().parents[3] / "figures" / profile / "claims.csv")
     images = []
     for cell in nb.get("cells", []):
         if {"parameters", "injected-parameters"} & set(cell.get("metadata", {}).get("tags", [])):
