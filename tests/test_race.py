@@ -107,3 +107,23 @@ def test_a_subset_of_methods_gives_their_rows_of_the_whole_table_and_committed_t
     whole[whole.method != "ucbe"].to_csv(path, index=False)
     with pytest.raises(ValueError, match="no rows of ucbe"):
         E.load_dataset_accuracy(cfg, "synth_easy", path)
+
+
+def test_a_matrix_of_the_race_run_as_blocks_is_the_race_run_as_one_batch():
+    """Issue 67, item 2: the race's runs on a matrix cut into blocks of 3 (in reverse order) give exactly the accuracy
+    table and intervals of one batch of 10 (keyed streams: each run is the same run alone or in a batch), and a
+    missing block is refused by name."""
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = smoke_config("race")
+    name = cfg["datasets"][0]
+    one = E.dataset_accuracy(cfg, name)
+    blocked = {**cfg, "rep_block": 3}
+    assert E.dataset_blocks(blocked) == [0, 1, 2, 3]
+    parts = [E.dataset_block(blocked, name, b) for b in (3, 2, 1, 0)]
+    assert set(pd.concat(parts).streams) == {"keyed-splitmix64-v1"}
+    again = E.accuracy_from_runs(blocked, name, pd.concat(parts))
+    cols = ["method", "budget", "accuracy", "ci_low", "ci_high", "reps"]
+    assert again[cols].reset_index(drop=True).equals(one[cols].reset_index(drop=True))
+    with pytest.raises(ValueError, match="runs 0..9"):
+        E.accuracy_from_runs(blocked, name, pd.concat(parts[1:]))

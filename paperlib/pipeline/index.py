@@ -36,7 +36,8 @@ JOBS = {
     "pulse_coverage_block": "PULSE Theorem 1 in the bandit: one block of runs on one pool",
     "pulse_coverage_pool": "PULSE Theorem 1 in the bandit: one pool",
     "robin_cell": "ROBIN Figures 3-9: one judge x attribute cell",
-    "race_dataset": "The race: one matrix",
+    "race_block": "The race: one block of runs on one matrix",
+    "race_dataset": "The race: one matrix (its blocks pooled)",
 }
 
 

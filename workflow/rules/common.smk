@@ -14,7 +14,7 @@ from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, 
 from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
 from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, fit_pools, pool_blocks, pool_names
-from paperlib.beyond.race.experiments import split_datasets
+from paperlib.beyond.race.experiments import dataset_blocks, split_datasets
 from paperlib.papers.robin.experiments import cell_names
 
 
@@ -75,6 +75,8 @@ DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]
 ZHOU_BLOCKS = list(range(n_blocks(paper_config(config, "zhou"))))
 ABLATION_DATASETS = [d for d in config["zhou"]["ablation"]["datasets"] if available(d)] or DATASETS[:1]
 RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
+# the race's blocks of runs, where the profile sets race.rep_block (else each matrix runs in one job)
+RACE_BLOCKS = dataset_blocks(paper_config(config, "race")) if config["race"].get("rep_block") else []
 RACE_SPLIT_DATASETS = split_datasets(config["race"])
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))

@@ -1,10 +1,35 @@
 # The race (beyond the papers): every method on every real matrix, accuracy and confidence budgets.
 
 
+rule race_block:
+    """One block of runs [a, b) of every method on one matrix (the profile's ``race.rep_block``): each run's pick at
+    every budget. Keyed streams make the blocks exactly the runs of one batch."""
+    input:
+        nb="notebooks/race_block.ipynb",
+    output:
+        csv=f"{RES}/race/blocks/{{dataset}}.b{{block}}.csv.gz",
+    benchmark:
+        f"{BENCH}/race_block/race_block_{{dataset}}_b{{block}}.tsv"
+    log:
+        nb=f"{LOG}/race_block_{{dataset}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/race_block_{{dataset}}_b{{block}}.ipynb",
+        progress=f"{LOG}/race_block_{{dataset}}_b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("race", threads=True, progress=True),
+    resources:
+        **res("race_block"),
+    shell:
+        JOB_NOTEBOOK
+
+
 rule race_dataset:
-    """One matrix of the race: every method's accuracy at budgets of 1% to 30%, exact intervals."""
+    """One matrix of the race: every method's accuracy at budgets of 1% to 30%, exact intervals (from its blocks of
+    runs where the profile sets ``race.rep_block``)."""
     input:
         nb="notebooks/race_dataset.ipynb",
+        **({"blocks": expand(f"{RES}/race/blocks/{{dataset}}.b{{block}}.csv.gz", block=RACE_BLOCKS,
+                             allow_missing=True)} if RACE_BLOCKS else {}),
     output:
         acc=f"{RES}/race/{{dataset}}.csv",
         fig=f"{FIG}/race/{{dataset}}.png",

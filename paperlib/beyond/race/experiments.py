@@ -11,6 +11,7 @@ from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
 from ...simulate import budgets_from_fracs, simulate
+from ...simulate.blocks import block_ranges
 from ...stats import clopper_pearson
 
 SPLIT = " (test half)"  #: suffix of a matrix's key in the tables when only its seeded test half of the models ran
@@ -66,6 +67,69 @@ def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False, 
         res = simulate(meth, mat, budgets, reps=method_reps(meth, cfg), seed=int(cfg["seed"]) + 1000 * d_i + i,
                        device=device, progress=progress, **method_params(meth, cfg))
         rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res))
+    return pd.concat(rows, ignore_index=True)
+
+
+def dataset_blocks(cfg: dict) -> list[int]:
+    """The blocks of a matrix's runs (``rep_block`` runs each; one block without it): block i holds runs
+    [i rep_block, (i + 1) rep_block) of every method that has them (issue 67: the race in blocks of runs)."""
+    return list(range(max(len(block_ranges(method_reps(m, cfg), cfg.get("rep_block"))) for m in cfg["methods"])))
+
+
+#: the per-run table of a race block: one row per (method, run, budget)
+RUN_COLUMNS = ["dataset", "kind", "n", "m", "method", "run", "run_seed", "budget", "pick", "correct", "block_wall_s",
+               "block_reps", "streams"]
+
+
+def dataset_block(cfg: dict, name: str, block: int, device=None, progress: bool = False, methods=None) -> pd.DataFrame:
+    """Runs [a, b) of every method on matrix ``name`` (block ``block`` of :func:`dataset_blocks`): each run's pick at
+    every budget and whether it is in the true best set. The seeds are :func:`dataset_accuracy`'s and every random
+    number of run r comes from its own keyed stream (``simulate``'s ``first_run``), so the blocks are exactly the runs
+    of one batch; :func:`accuracy_from_runs` turns them into the same table."""
+    d_i = list(cfg["datasets"]).index(name)
+    mat = datasets.load(name)
+    budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
+    frames = []
+    for i, meth in enumerate(cfg["methods"]):
+        ranges = block_ranges(method_reps(meth, cfg), cfg.get("rep_block"))
+        if (methods is not None and meth not in methods) or not 0 <= int(block) < len(ranges):
+            continue
+        a, b = ranges[int(block)]
+        res = simulate(meth, mat, budgets, reps=b - a, seed=int(cfg["seed"]) + 1000 * d_i + i, first_run=a,
+                       device=device, progress=progress, **method_params(meth, cfg))
+        C, R = res.best.shape
+        frames.append(pd.DataFrame({
+            "dataset": name, "kind": mat.kind, "n": mat.shape[0], "m": mat.shape[1], "method": meth,
+            "run": np.tile(np.arange(a, b), C), "run_seed": np.tile(res.run_seeds, C),
+            "budget": np.repeat(res.budgets, R), "pick": res.best.ravel(),
+            "correct": np.isin(res.best, res.true_best_set).ravel().astype(int), "block_wall_s": res.wall_s,
+            "block_reps": R, "streams": res.streams}))
+    return pd.concat(frames, ignore_index=True)[RUN_COLUMNS] if frames else pd.DataFrame(columns=RUN_COLUMNS)
+
+
+def accuracy_from_runs(cfg: dict, name: str, runs: pd.DataFrame) -> pd.DataFrame:
+    """The accuracy table of :func:`dataset_accuracy` from the per-run rows of all of a matrix's blocks
+    (concatenated, in any order), checked to hold runs 0 .. R - 1 of every method once at every budget."""
+    g0 = runs[runs.dataset == name]
+    if g0.empty:
+        raise ValueError(f"no runs of {name!r}")
+    n, m = int(g0.n.iloc[0]), int(g0.m.iloc[0])
+    budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
+    rows = []
+    for meth in cfg["methods"]:
+        g = g0[g0.method == meth]
+        R = method_reps(meth, cfg)
+        counts = g.groupby("budget").run.agg(lambda r: sorted(r) == list(range(R)))
+        if g.empty or not counts.all() or sorted(counts.index) != sorted(set(g.budget)):
+            raise ValueError(f"{name}: the blocks do not hold runs 0..{R - 1} of {meth} once at every budget")
+        k = g.groupby("budget").correct.sum().reindex(budgets)
+        acc = (k / R).to_numpy(dtype=float)
+        ci = np.array([clopper_pearson(int(x), R) if np.isfinite(x) else (np.nan, np.nan) for x in k.to_numpy(float)])
+        wall = float(g.drop_duplicates("run").drop_duplicates(["block_wall_s", "block_reps"]).block_wall_s.sum())
+        rows.append(pd.DataFrame({
+            "dataset": name, "kind": g.kind.iloc[0], "n": n, "m": m, "method": meth, "budget": budgets,
+            "frac": np.asarray(budgets) / (n * m), "accuracy": acc, "ci_low": ci[:, 0], "ci_high": ci[:, 1],
+            "reps": R, "wall_s": wall}))
     return pd.concat(rows, ignore_index=True)
 
 
