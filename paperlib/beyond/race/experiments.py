@@ -119,8 +119,8 @@ def accuracy_from_runs(cfg: dict, name: str, runs: pd.DataFrame) -> pd.DataFrame
     for meth in cfg["methods"]:
         g = g0[g0.method == meth]
         R = method_reps(meth, cfg)
-        counts = g.groupby("budget").run.agg(lambda r: sorted(r) == list(range(R)))
-        if g.empty or not counts.all() or sorted(counts.index) != sorted(set(g.budget)):
+        once = all(sorted(r) == list(range(R)) for _, r in g.groupby("budget").run)
+        if g.empty or not once or sorted(set(g.budget)) != sorted(budgets):
             raise ValueError(f"{name}: the blocks do not hold runs 0..{R - 1} of {meth} once at every budget")
         k = g.groupby("budget").correct.sum().reindex(budgets)
         acc = (k / R).to_numpy(dtype=float)
