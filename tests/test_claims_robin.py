@@ -156,3 +156,22 @@ def test_half_the_queries_is_graded_on_intervals_with_holm_over_cells():
     need = [0.62] * 38 + [0.9, 0.9]
     t = table(need, [0.5] * 38 + [0.7, 0.7], [0.7] * 38 + [1.0, 1.0], [0.5] * 38 + [0.01, 0.01])
     assert RC._half_verdict(t) == ("inconclusive", {"within": 0, "beyond": 0})
+
+
+def test_a_cell_run_as_blocks_is_the_cell_run_as_one_batch():
+    """Issue 67, item 2: a ROBIN cell's runs in blocks of 2 (in reverse order) are exactly the rows of all its runs
+    at once (keyed streams), WCE, MAE and run index alike."""
+    import pandas as pd
+
+    from paperlib.papers.robin.experiments import cell_blocks, run_cell
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("robin"), "reps": 5}
+    one = run_cell("synthetic-discrete", cfg, device="cpu", progress=False)
+    blocked = {**cfg, "rep_block": 2}
+    assert cell_blocks(blocked) == [0, 1, 2]
+    parts = pd.concat([run_cell("synthetic-discrete", blocked, device="cpu", progress=False, block=b) for b in (2, 1, 0)])
+    key, cols = ["method_id", "budget", "rep"], ["method_id", "budget", "rep", "wce", "mae"]
+    a = parts.sort_values(key).reset_index(drop=True)[cols]
+    assert a.equals(one.sort_values(key).reset_index(drop=True)[cols])
+    assert sorted(parts.rep.unique()) == [0, 1, 2, 3, 4]

@@ -35,7 +35,7 @@ JOBS = {
     "pulse_pool": "PULSE Figures 1-4: one pool's blocks concatenated",
     "pulse_coverage_block": "PULSE Theorem 1 in the bandit: one block of runs on one pool",
     "pulse_coverage_pool": "PULSE Theorem 1 in the bandit: one pool",
-    "robin_cell": "ROBIN Figures 3-9: one judge x attribute cell",
+    "robin_cell": "ROBIN Figures 3-9: one judge x attribute cell (or one block of its runs)",
     "race_block": "The race: one block of runs on one matrix",
     "race_dataset": "The race: one matrix (its blocks pooled)",
 }

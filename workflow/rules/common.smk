@@ -15,7 +15,7 @@ from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
 from paperlib.papers.zhou.experiments import n_blocks
 from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, fit_pools, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import dataset_blocks, split_datasets
-from paperlib.papers.robin.experiments import cell_names
+from paperlib.papers.robin.experiments import cell_blocks, cell_names
 
 
 # The default profile, only when no profile or --configfile gave one: Snakemake would otherwise merge
@@ -79,6 +79,8 @@ RACE_DATASETS = [d for d in config["race"]["datasets"] if available(d)]
 RACE_BLOCKS = dataset_blocks(paper_config(config, "race")) if config["race"].get("rep_block") else []
 RACE_SPLIT_DATASETS = split_datasets(config["race"])
 ROBIN_CELLS = cell_names(paper_config(config, "robin"))
+# ROBIN's blocks of runs, where the profile sets robin.rep_block (else each cell runs in one job)
+ROBIN_BLOCKS = cell_blocks(paper_config(config, "robin")) if config["robin"].get("rep_block") else []
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))
 PULSE_BLOCKS = pool_blocks(paper_config(config, "pulse"))
 PULSE_FITS = extra_fits(paper_config(config, "pulse"))

@@ -23,10 +23,35 @@ rule robin_data:
         NOTEBOOK
 
 
-rule robin_cell:
-    """Uniform, ROBIN and ROBIN-HOOD on one judge x attribute cell, every budget."""
+rule robin_cell_block:
+    """One block of runs [a, b) of every method on one cell (the profile's ``robin.rep_block``). Keyed streams make
+    the blocks exactly the runs of one batch."""
     input:
         nb="notebooks/robin_cell.ipynb",
+    output:
+        csv=f"{RES}/robin/cells/blocks/{{cell}}.b{{block}}.csv.gz",
+    benchmark:
+        f"{BENCH}/robin_cell_block/robin_cell_block_{{cell}}_b{{block}}.tsv"
+    log:
+        nb=f"{LOG}/robin_cell_block_{{cell}}_b{{block}}.log",
+        executed=f"{LOG}/notebooks/robin_cell_block_{{cell}}_b{{block}}.ipynb",
+        progress=f"{LOG}/robin_cell_block_{{cell}}_b{{block}}.progress.log",
+    threads: THREADS
+    params:
+        nb=papermill("robin", threads=True, progress=True),
+    resources:
+        **res("robin_cell_block"),
+    shell:
+        JOB_NOTEBOOK
+
+
+rule robin_cell:
+    """Uniform, ROBIN and ROBIN-HOOD on one judge x attribute cell, every budget (from its blocks of runs where the
+    profile sets ``robin.rep_block``)."""
+    input:
+        nb="notebooks/robin_cell.ipynb",
+        **({"blocks": expand(f"{RES}/robin/cells/blocks/{{cell}}.b{{block}}.csv.gz", block=ROBIN_BLOCKS,
+                             allow_missing=True)} if ROBIN_BLOCKS else {}),
     output:
         csv=f"{RES}/robin/cells/{{cell}}.csv.gz",
     benchmark:

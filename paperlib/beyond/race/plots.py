@@ -46,7 +46,7 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
         ax.axis("off")
     for i, ax in enumerate(axes.flat[:len(names)]):
         if i + cols >= len(names):
-            ax.set_xlabel(f"budget (fraction of {of})")
+            ax.set_xlabel(f"share of {of}")
             ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[:, 0]:
         ax.set_ylabel("P(best found)")

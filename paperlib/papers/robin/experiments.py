@@ -27,6 +27,7 @@ from ...policies import METHODS, label, method_id
 from ...policies import parse as parse_id
 from ...policies.allocation import warmup_rounds
 from ...simulate import CategoricalJudge, PoolJudge, judge_from, run_judge, synthetic_judge
+from ...simulate.blocks import block_ranges
 
 PAPER_K, PAPER_B = 1017, 100_000
 UNIFORM, ROBIN = "uniform", "robin"
@@ -88,8 +89,17 @@ def run_variants(cfg: dict) -> list[str]:
     return out + [eb_id(cfg)]
 
 
-def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.DataFrame:
-    """Every method on one cell: WCE, MAE and human correlations per budget and repetition."""
+def cell_blocks(cfg: dict) -> list[int]:
+    """The blocks of a cell's runs (``rep_block`` runs each; one block without it): block i holds runs
+    [i rep_block, (i + 1) rep_block) of every method (issue 67: ROBIN's cells in blocks of runs)."""
+    return list(range(len(block_ranges(int(cfg["reps"]), cfg.get("rep_block")))))
+
+
+def run_cell(cell: str, cfg: dict, device=None, progress: bool = True, block: int | None = None) -> pd.DataFrame:
+    """Every method on one cell: WCE, MAE and human correlations per budget and repetition. ``block``: only runs
+    [a, b) of block ``block`` (:func:`cell_blocks`); every random number of run r comes from its own keyed stream
+    (``run_judge``'s ``first_run``), so the blocks concatenated are exactly the rows of all the runs at once."""
+    a, b = (0, int(cfg["reps"])) if block is None else block_ranges(int(cfg["reps"]), cfg.get("rep_block"))[int(block)]
     judge = make_judge(cell, cfg, device)
     B = int(round(full_budget(judge.K) * float(cfg.get("budget_scale", 1.0))))
     budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})
@@ -97,7 +107,7 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.Dat
     for i, mid in enumerate(run_variants(cfg)):
         if METHODS[parse_id(mid)[0]].cls.needs_scale and judge.scale is None:
             continue  # a method that needs bounded scores (ours) on a judge without a range (the Gaussian one)
-        res = run_judge(mid, judge, budgets, reps=int(cfg["reps"]), seed=int(cfg["seed"]) + i,
+        res = run_judge(mid, judge, budgets, reps=b - a, seed=int(cfg["seed"]) + i, first_run=a,
                         device=device, progress=progress)
         name, params = parse_id(mid)
         C, R = len(budgets), res.reps
@@ -105,7 +115,7 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True) -> pd.Dat
             "cell": cell, "judge": judge.name, "kind": judge.kind, "K": judge.K, "method": name,
             "method_id": mid, "label": label(mid), "delta": params.get("delta", np.nan),
             "ucb": params.get("ucb", ""), "budget": np.repeat(budgets, R),
-            "budget_frac": np.repeat(np.asarray(budgets) / B, R), "rep": np.tile(np.arange(R), C),
+            "budget_frac": np.repeat(np.asarray(budgets) / B, R), "rep": np.tile(np.arange(a, a + R), C),
             "wce": res.wce().ravel(), "mae": res.mae().ravel(), "wall_s": res.wall_s,
         })
         if judge.human is not None and np.isfinite(judge.human).sum() > 2:
