@@ -615,3 +615,24 @@ def test_search_with_a_leaderboard_prior_and_bad_priors_refused_before_any_call(
         proc = search(d, f"{bad}.json", "--prior", str(d / bad))
         assert proc.returncode != 0 and message in proc.stderr, proc.stderr
         assert not (d / "calls.log").exists() and not (d / f"{bad}.journal.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_certified_and_prior_runs_as_blocks_are_the_runs_at_once():
+    """Issue 67, item 2: certified search's runs and the prior runs in blocks of 3 (in reverse order) are exactly the
+    rows of all the runs at once (keyed streams): calls, picks and certificates alike."""
+    import pandas as pd
+
+    from paperlib.beyond.search import experiments as SE
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("search"), "reps": 7}
+    cfg["prior"] = {**cfg["prior"], "reps": 5}
+    blocked = {**cfg, "rep_block": 3}
+    assert SE.search_blocks(blocked) == [0, 1, 2]
+    for runs, key in ((SE.certified_runs, ["dataset", "method", "rep"]), (SE.prior_runs, ["dataset", "prior", "rep"])):
+        one = runs(cfg, device="cpu")
+        parts = [runs(blocked, device="cpu", block=b) for b in (2, 1, 0)]
+        parts = pd.concat([p for p in parts if len(p)])  # the prior's 5 runs have no third block
+        cols = key + ["calls", "certified", "right"]
+        assert parts.sort_values(key).reset_index(drop=True)[cols].equals(one.sort_values(key).reset_index(drop=True)[cols])

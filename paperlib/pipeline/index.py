@@ -37,6 +37,7 @@ JOBS = {
     "pulse_coverage_pool": "PULSE Theorem 1 in the bandit: one pool",
     "robin_cell": "ROBIN Figures 3-9: one judge x attribute cell (or one block of its runs)",
     "race_block": "The race: one block of runs on one matrix",
+    "search_block": "Certified search (and with a prior): one block of runs on every matrix",
     "race_dataset": "The race: one matrix (its blocks pooled)",
 }
 

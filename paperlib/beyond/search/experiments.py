@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import data as datasets
 from ...simulate import simulate
+from ...simulate.blocks import block_ranges
 from ...stats import clopper_pearson, median_interval
 
 RUN_COLUMNS = ("dataset", "kind", "n", "m", "method", "rep", "calls", "frac", "certified", "right", "top_gap", "oracle",
@@ -53,16 +54,32 @@ def gaussian_bound_fraction(scores, delta: float) -> float:
     return float(min(1.0, gaussian_characteristic_time(S) * kl_bernoulli(delta, 1 - delta) / S.size))
 
 
-def certified_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
+def run_range(reps: int, cfg: dict, block: int | None) -> tuple[int, int]:
+    """Runs [a, b) of block ``block`` of ``reps`` runs in blocks of ``cfg["rep_block"]`` (all of them for None)."""
+    return (0, int(reps)) if block is None else block_ranges(int(reps), cfg.get("rep_block"))[int(block)]
+
+
+def search_blocks(cfg: dict) -> list[int]:
+    """The blocks of certified search's runs (``rep_block`` runs each, over every matrix and method; one block
+    without it): the certified runs' and the prior runs' (issue 67: search in blocks of runs)."""
+    reps = max(int(cfg["reps"]), int(cfg.get("prior", {}).get("reps", 1)))
+    return list(range(len(block_ranges(reps, cfg.get("rep_block")))))
+
+
+def certified_runs(cfg: dict, device=None, progress: bool = False, block: int | None = None) -> pd.DataFrame:
     """One row per (dataset, method, repetition): calls at the first certificate, the pick, whether it is right
     (no row, the same columns, when none of the profile's matrices is present).
 
     Each repetition runs to the full matrix at most and stops at its first certificate (the method's own for
     ``lucb`` and ``lucb-pd``, else :func:`paperlib.confseq.certify` at ``delta / n`` per model), so a certified pick is
     the best with probability >= 1 - delta. ``oracle`` is :func:`oracle_fraction` of the matrix (a yardstick),
-    ``bound`` :func:`gaussian_bound_fraction` (the Gaussian lower bound).
+    ``bound`` :func:`gaussian_bound_fraction` (the Gaussian lower bound). ``block``: only runs [a, b) of that block
+    (:func:`search_blocks`); keyed streams make the blocks' rows exactly those of all the runs at once.
     """
     rows = []
+    if block is not None and int(block) >= len(block_ranges(int(cfg["reps"]), cfg.get("rep_block"))):
+        return pd.DataFrame(columns=RUN_COLUMNS)
+    a, b = run_range(int(cfg["reps"]), cfg, block)
     names = [d for d in cfg["datasets"] if datasets.available(d)]
     for d_i, name in enumerate(names):
         mat = datasets.load(name)
@@ -70,12 +87,12 @@ def certified_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFra
         oracle = oracle_fraction(mat.scores, float(cfg["delta"]))
         bound = gaussian_bound_fraction(mat.scores, float(cfg["delta"]))
         for i, meth in enumerate(cfg["methods"]):
-            res = simulate(meth, mat, [n * m], reps=int(cfg["reps"]), seed=int(cfg["seed"]) + 100 * d_i + i,
+            res = simulate(meth, mat, [n * m], reps=b - a, seed=int(cfg["seed"]) + 100 * d_i + i, first_run=a,
                            device=device, progress=progress, delta=float(cfg["delta"]), stop="certified",
                            batch_size=int(cfg["batch_size"]))
             right = np.isin(res.best[-1], res.true_best_set)
             rows.append(pd.DataFrame({
-                "dataset": name, "kind": mat.kind, "n": n, "m": m, "method": meth, "rep": np.arange(res.reps),
+                "dataset": name, "kind": mat.kind, "n": n, "m": m, "method": meth, "rep": np.arange(a, a + res.reps),
                 "calls": res.calls, "frac": res.calls / (n * m), "certified": res.certified_at >= 0,
                 "right": right, "top_gap": float(np.sort(mat.means)[-1] - np.sort(mat.means)[-2]), "oracle": oracle,
                 "bound": bound,
@@ -139,7 +156,7 @@ def prior_explained(cand, prior, rank: int = 8) -> float:
 
 
 def prior_runs_of(name: str, reps: int, delta: float, candidates: int = 20, seed: int = 0, device=None,
-                  progress: bool = False) -> pd.DataFrame:
+                  progress: bool = False, first_run: int = 0) -> pd.DataFrame:
     """Certified search on one matrix with each of :data:`PRIOR_KINDS` (lucb without a prior, lucb-prior with the
     others): one row per prior kind and repetition, each run to its first certificate (capped at the full matrix)."""
     from ...data.matrix import ScoreMatrix
@@ -158,19 +175,23 @@ def prior_runs_of(name: str, reps: int, delta: float, candidates: int = 20, seed
     for key, Q in priors.items():
         kw = {} if Q is None else {"prior": Q}
         r = simulate("lucb", C, [n * m], reps=reps, seed=seed, delta=delta, stop="certified", device=device,
-                     progress=progress, **kw)
-        frames.append(pd.DataFrame({**head, "prior": key, "rep": np.arange(r.reps), "calls": r.calls,
+                     progress=progress, first_run=first_run, **kw)
+        frames.append(pd.DataFrame({**head, "prior": key, "rep": np.arange(first_run, first_run + r.reps), "calls": r.calls,
                                     "frac": r.calls / (n * m), "certified": r.certified_at >= 0,
                                     "right": np.isin(r.best[-1], truth)}))
     return pd.concat(frames, ignore_index=True)
 
 
-def prior_runs(cfg: dict, device=None, progress: bool = False) -> pd.DataFrame:
-    """:func:`prior_runs_of` on every matrix of the profile's ``search.prior`` block that is present here."""
+def prior_runs(cfg: dict, device=None, progress: bool = False, block: int | None = None) -> pd.DataFrame:
+    """:func:`prior_runs_of` on every matrix of the profile's ``search.prior`` block that is present here (``block``:
+    only runs [a, b) of that block, :func:`search_blocks`)."""
     p = cfg["prior"]
     names = [d for d in p["datasets"] if datasets.available(d)]
-    frames = [prior_runs_of(d, int(p["reps"]), float(cfg["delta"]), int(p["candidates"]), int(cfg["seed"]), device,
-                            progress) for d in names]
+    if block is not None and int(block) >= len(block_ranges(int(p["reps"]), cfg.get("rep_block"))):
+        return pd.DataFrame(columns=PRIOR_RUN_COLUMNS)
+    a, b = run_range(int(p["reps"]), cfg, block)
+    frames = [prior_runs_of(d, b - a, float(cfg["delta"]), int(p["candidates"]), int(cfg["seed"]), device,
+                            progress, first_run=a) for d in names]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PRIOR_RUN_COLUMNS)
 
 
