@@ -333,3 +333,15 @@ def test_fit_stability_regrades_a_row_that_moves_with_the_fit():
     moves = pd.concat([acc(1, [0.9, 0.95]), acc(2, [0.5, 0.55])])
     moved = PC.fit_stability([c], base, moves)[0]
     assert moved.verdict == "partly" and "moves with the fit" in moved.measured and "fit 2: not reproduced" in moved.measured
+
+
+def test_fit_stability_leaves_a_comparison_of_two_readings_of_v_when_only_one_was_refitted():
+    """Issue 67, item 5: the authors' PULSE against the paper-literal reading both read V; with only PULSE rerun
+    under an extra fit the comparison would pit fit k against fit 0, so the row is not regraded and says why."""
+    base = pulse_runs({"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99],
+                       PC.PAPER_LITERAL: [0.5, 0.6, 0.7, 0.8]})
+    c = PC.convention_claim(base)
+    acc = pd.DataFrame([dict(pool="p", method="pulse", fit=1, budget=b + 50, accuracy=a, reps=100, se=0.01)
+                        for b, a in zip((100, 200, 300, 400), (0.5, 0.5, 0.5, 0.5), strict=True)])
+    kept = PC.fit_stability([c], base, acc)[0]
+    assert kept.verdict == c.verdict and "not regraded under the extra fits" in kept.measured

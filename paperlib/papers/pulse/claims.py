@@ -439,6 +439,11 @@ def experiment_claims(runs: pd.DataFrame, authors: pd.DataFrame | None = None) -
     return out
 
 
+#: rows that compare two methods which both read Step 1's V: regraded under an extra fit only when both were rerun
+BOTH_READ_V = {"pulse-authors-vs-paper-literal": {"pulse", PAPER_LITERAL},
+               "ours-pulse-precision-weighting": {"pulse", "pulse-pw"}, "ours-pulse-sync": {"pulse", "pulse-sync"}}
+
+
 def fit_variant(runs: pd.DataFrame, acc: pd.DataFrame) -> pd.DataFrame:
     """``runs`` (the pool tables) with the rows of the methods and pools in ``acc`` (one extra fit's Accuracy@t:
     :func:`paperlib.papers.pulse.experiments.fit_accuracy`) replaced by that fit's accuracy, runs and standard error."""
@@ -468,6 +473,10 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
     out = []
     for c in claims:
         vs = [per[k].get(c.claim) for k in fits]
+        if c.claim in BOTH_READ_V and not BOTH_READ_V[c.claim] <= set(acc.method):
+            out.append(replace(c, measured=f"{c.measured}; Step 1's fit: not regraded under the extra fits of V (both "
+                                           "sides read V, and only " + methods + " was rerun with them)"))
+            continue
         if c.verdict == Verdict.UNTESTABLE or any(v is None for v in vs):
             out.append(c)
             continue
