@@ -51,7 +51,8 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
     for ax in axes[:, 0]:
         ax.set_ylabel("P(best found)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels)), fontsize=8)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(labels), 2 * cols),
+               fontsize=8)  # no wider than the panels: a legend wider than them would set the printed size
     reps = acc.groupby("method", sort=False).reps.min()
     runs = (f"{reps.iloc[0]} for every method" if reps.nunique() == 1  # one number, not ten repeated past the edge
             else ", ".join(f"{label(k)} {v}" for k, v in reps.items()))
