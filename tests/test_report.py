@@ -338,7 +338,9 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     assert len(pngs) == 4 and all(p.stat().st_size > 5000 for p in pngs[:2]) and all(p.stat().st_size > 2500 for p in pngs)
     # issue 39, item 4: a PDF a reviewer would print
     pages = text.count("\f")
-    assert pages <= 105, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 100)"
+    # issue 68, item 4: every figure now prints its text at 6 pt or more, so the grids take more pages (ROBIN's four
+    # grids 3-4 pages each, 12 panels a page): about 110 pages; each notebook is still shown once, on the site
+    assert pages <= 115, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 110)"
     assert f"paperlib, page 1 of {pages}" in text.replace("\f", "\n")  # page numbers
     # issue 58: the first page says what the report was built from (version, commit, build date, profile)
     first = " ".join(text.split("\f")[0].split())
