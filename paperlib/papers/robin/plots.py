@@ -69,14 +69,23 @@ def wce_by_delta(cur: pd.DataFrame, main: str, deltas):
     """Figures 3-5: WCE vs budget for Uniform, ROBIN and ROBIN-HOOD at each delta, in :func:`shown_cells`."""
     cells = list(dict.fromkeys(cur.cell))
     show = shown_cells(cells)
-    fig, axes = plt.subplots(len(deltas), len(show), figsize=(3.4 * len(show), 2.9 * len(deltas)), squeeze=False)
+    # panels at the print box's width, one legend under them (every row's methods), so text prints at >= 6 pt
+    fig, axes = plt.subplots(len(deltas), len(show), figsize=(1.85 * len(show), 2.4 * len(deltas)), squeeze=False)
+    seen = {}
     for i, d in enumerate(deltas):
         mids = [E.UNIFORM, E.ROBIN] + [m for m in dict.fromkeys(cur.method_id) if m.startswith(f"robin-hood:delta={d:g}:")]
         for j, cell in enumerate(show):
-            wce_panel(axes[i, j], cur, cell, mids, main)
-            axes[i, j].set_title(axes[i, j].get_title() + f"\ndelta={d:g}")
-        # the row's legend beside its last panel, so that it covers no curve
-        axes[i, -1].legend(loc="center left", bbox_to_anchor=(1.03, 0.5), fontsize=8, frameon=False)
+            ax = axes[i, j]
+            wce_panel(ax, cur, cell, mids, main)
+            ax.set_title(ax.get_title() + f"\ndelta={d:g}")
+            if j:
+                ax.set_ylabel("")
+            if i < len(deltas) - 1:
+                ax.set_xlabel("")
+        for h, lab in zip(*axes[i, -1].get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8,
+               frameon=False)
     reproduction_title(fig, PAPER, "Figures 3-5", "WCE vs budget, bands +-1 s.e.", cur[cur.cell.isin(show)].kind,
                        int(cur.runs.min()))
     return fig
