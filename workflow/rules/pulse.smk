@@ -20,7 +20,7 @@ rule pulse_fit:
     resources:
         **res("pulse_fit"),
     shell:
-        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+        JOB_NOTEBOOK
 
 
 rule pulse_block:
@@ -44,7 +44,7 @@ rule pulse_block:
     resources:
         **res("pulse_block"),
     shell:
-        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+        JOB_NOTEBOOK
 
 
 rule pulse_fit_block:
@@ -68,7 +68,7 @@ rule pulse_fit_block:
     resources:
         **res("pulse_fit_block"),
     shell:
-        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+        JOB_NOTEBOOK
 
 
 rule pulse_pool:
@@ -202,7 +202,7 @@ rule pulse_coverage_block:
     resources:
         **res("pulse_coverage_block"),
     shell:
-        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+        JOB_NOTEBOOK
 
 
 rule pulse_coverage_pool:

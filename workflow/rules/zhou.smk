@@ -21,7 +21,7 @@ rule zhou_fig3_block:
     resources:
         **res("zhou_fig3_block"),
     shell:
-        "{PAPERMILL} {input.nb:q} {log.executed:q} -y {params.nb:q} > {log.nb:q} 2>&1"
+        JOB_NOTEBOOK
 
 
 rule zhou_fig3_dataset:
