@@ -16,7 +16,7 @@ from paperlib.papers.zhou.experiments import n_blocks
 from paperlib.papers.pulse.experiments import cv_pools, extra_fits, fit_blocks, fit_pools, pool_blocks, pool_names
 from paperlib.beyond.race.experiments import dataset_blocks, split_datasets
 from paperlib.papers.robin.experiments import cell_blocks, cell_names
-from paperlib.simulate.blocks import block_ranges
+from paperlib.beyond.search.experiments import search_blocks
 
 
 # The default profile, only when no profile or --configfile gave one: Snakemake would otherwise merge
@@ -83,9 +83,8 @@ ROBIN_CELLS = cell_names(paper_config(config, "robin"))
 # certified search's blocks of runs (and those of its runs with a prior), where the profile sets search.rep_block
 SEARCH_BLOCKS, SEARCH_PRIOR_BLOCKS = [], []
 if config["search"].get("rep_block"):
-    _search = paper_config(config, "search")
-    SEARCH_BLOCKS = list(range(len(block_ranges(int(_search["reps"]), _search["rep_block"]))))
-    SEARCH_PRIOR_BLOCKS = list(range(len(block_ranges(int(_search["prior"]["reps"]), _search["rep_block"]))))
+    SEARCH_BLOCKS = search_blocks(paper_config(config, "search"), "certified")
+    SEARCH_PRIOR_BLOCKS = search_blocks(paper_config(config, "search"), "prior")
 # ROBIN's blocks of runs, where the profile sets robin.rep_block (else each cell runs in one job)
 ROBIN_BLOCKS = cell_blocks(paper_config(config, "robin")) if config["robin"].get("rep_block") else []
 PULSE_POOLS = pool_names(paper_config(config, "pulse"))

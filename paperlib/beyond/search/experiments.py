@@ -59,10 +59,12 @@ def run_range(reps: int, cfg: dict, block: int | None) -> tuple[int, int]:
     return (0, int(reps)) if block is None else block_ranges(int(reps), cfg.get("rep_block"))[int(block)]
 
 
-def search_blocks(cfg: dict) -> list[int]:
+def search_blocks(cfg: dict, which: str | None = None) -> list[int]:
     """The blocks of certified search's runs (``rep_block`` runs each, over every matrix and method; one block
-    without it): the certified runs' and the prior runs' (issue 67: search in blocks of runs)."""
-    reps = max(int(cfg["reps"]), int(cfg.get("prior", {}).get("reps", 1)))
+    without it): of the certified runs (``which="certified"``), of the prior runs ("prior"), or as many as the
+    longer of them has (None) (issue 67: search in blocks of runs)."""
+    counts = {"certified": int(cfg["reps"]), "prior": int(cfg.get("prior", {}).get("reps", 1))}
+    reps = max(counts.values()) if which is None else counts[which]
     return list(range(len(block_ranges(reps, cfg.get("rep_block")))))
 
 
