@@ -271,10 +271,20 @@ def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_pat
         ref = structure["references"].get(ch.get("cite"))
         if ref is None:
             continue
-        assert ref["paper"] in refs and ref["code"]["url"] in refs
-        assert ref["paper"] in (tmp_path / "src" / f"{ch['id']}.md").read_text()
+        assert ref["code"]["url"] in refs
+        assert f"{{cite:p}}`{ch['cite']}`" in (tmp_path / "src" / f"{ch['id']}.md").read_text()
         sub = next(s for s in structure["substitutions"] if s["paper"] == ch["cite"])
         assert f"]({ref['paper']})\n  - {book.md_escape(sub['theirs'])}\n" in methods
+    # issue 68, item 5: the text cites by key; every entry of the one bibliography is cited on a page other than the
+    # references page (whose {bibliography} directive lists only the cited ones), and no page cites a missing key
+    from paperlib.pipeline.bibliography import entries
+
+    role = re.compile(r"\{cite:[pt]\}`([^`]+)`")
+    cited = {k.strip() for page in (tmp_path / "src").glob("*.md") if page.name != "references.md"
+             for keys in role.findall(page.read_text()) for k in keys.split(",")}
+    assert cited == set(entries()), (f"cited nowhere: {sorted(set(entries()) - cited)}; "
+                                     f"not in references.bib: {sorted(cited - set(entries()))}")
+    assert "```{bibliography}" in refs and (tmp_path / "src" / "references.bib").is_file()
     for name in ("closerlook_topicalchat", "llmrubric_dist", "sysrs_math", "bench1"):  # every kind of data read
         assert f"| `{name}` |" in refs
     assert "https://github.com/zifanlyu/llm-bandits-sysrs/tree/" in refs  # a pinned upstream becomes its commit

@@ -43,23 +43,6 @@ def head(e) -> str:
     return f"{_plain(authors(e)).removesuffix('.')}. {_plain(f['title'])}." + (f" {_plain(venue)}" if venue else "") + f" {f['year']}."
 
 
-def citation(key: str) -> str:
-    """One entry as a line of Markdown: :func:`head`, its DOI or arXiv id, its code."""
-    e = entries()[key]
-    f = e.fields
-    bits = [head(e)]
-    ident = identifier(e)
-    if ident:
-        bits.append(f"[{ident[0]}]({ident[1]})")
-    elif "url" in f:
-        bits.append(f"[{f['url'].removeprefix('https://')}]({f['url']})")
-    if "code" in f:
-        bits.append(f"code: [{_plain(f.get('codename', f['code']))}]({f['code']})")
-    if "note" in f:
-        bits.append(f"({_plain(f['note'])})")
-    return " ".join(bits)
-
-
 def _plain(text: str) -> str:
     """A .bib field without its braces and accent commands (the few this file uses)."""
     for tex, ch in ((r"{\`e}", "è"), (r"{\'e}", "é"), (r'{\"o}', "ö"), (r"\`e", "è"), (r"\'e", "é"), (r'\"o', "ö")):
@@ -68,12 +51,17 @@ def _plain(text: str) -> str:
 
 
 def references_lines() -> list[str]:
-    """The references page's bibliography: the papers with their code, then the methods and libraries we cite."""
-    keys = list(entries())
-    lines = ["## The papers and their code", ""]
-    lines += [f"* (`{k}`) {citation(k)}" for k in PAPERS if k in entries()]
-    lines += ["", "## Methods and libraries", ""]
-    lines += [f"* (`{k}`) {citation(k)}" for k in keys if k not in PAPERS]
+    """The references page's bibliography: every work the text cites by key, as sphinxcontrib-bibtex formats it from
+    this file (its ``{bibliography}`` directive lists the cited entries only; the report's test fails an entry that
+    no page cites), then the papers' code."""
+    lines = ["## Works cited", "",
+             "Every work the text cites by key (`paperlib/pipeline/references.bib`, the one bibliography; "
+             "CITATION.cff cites the same papers).", "", "```{bibliography}", "```", "",
+             "## The papers' code", ""]
+    for k, e in entries().items():
+        if "code" in e.fields:
+            f = e.fields
+            lines.append(f"* {{cite:t}}`{k}`: [{_plain(f.get('codename', f['code']))}]({f['code']})")
     return lines
 
 

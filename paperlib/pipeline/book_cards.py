@@ -70,8 +70,10 @@ def verdict_span(v: str) -> str:
 
 def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) -> str:
     cols = [str(v) for v in Verdict]
-    # a two-word verdict on two lines, so that the table fits a printed page
-    heads = "".join(f"<th>{verdict_span(v).replace('not reproduced', 'not<br>reproduced')}</th>" for v in cols)
+    # a two-word verdict on two lines, so that the table fits a printed page, and a soft hyphen in the long one-word
+    # verdicts, so that a narrow column breaks them instead of clipping them
+    shown = {"not reproduced": "not<br>reproduced", "inconclusive": "incon&shy;clusive", "untestable": "un&shy;testable"}
+    heads = "".join(f"<th>{verdict_span(v).replace(f'>{v}<', f'>{shown.get(v, v)}<')}</th>" for v in cols)
     head = f"<table class='verdicts docutils'><thead><tr><th>ledger rows</th>{heads}<th>total</th></tr></thead><tbody>"
     rows = []
     for label in labels:
