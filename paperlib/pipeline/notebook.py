@@ -203,16 +203,20 @@ def save_vector(fig, png: Path, smallest: float | None = None) -> Path | None:
 
 def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
     """The closing section of a notebook: one bullet per claim (verdict first, as the ledger grades it:
-    :func:`paperlib.ledger.final`), then free notes."""
+    :func:`paperlib.ledger.final`) with its measurement under it in short bullets, each per-dataset list a table
+    (:func:`paperlib.pipeline.measured.markdown`), then free notes."""
     from IPython.display import Markdown
 
     from ..ledger import final
+    from .measured import markdown
 
     claims = final(claims)
 
     tag = " (smoke)" if _smoke else ""
     lines = ["## What we measured" + (" at smoke size" if _smoke else ""), ""]
-    lines += [f"- **{c.verdict}**{tag} `{c.claim}` — {c.statement}: {c.measured}" for c in claims]
+    for c in claims:  # the row's line, then what was measured as short bullets and per-dataset tables
+        lines.append(f"- **{c.verdict}**{tag} `{c.claim}` — {c.statement}")
+        lines += markdown(c.measured)
     lines += [f"- {n}" for n in notes]
     if len(lines) == 2:
         lines.append("- nothing: no claim was evaluated with these parameters")

@@ -1,0 +1,82 @@
+"""Issue 69, item 5: "What we measured" in short bullets, with the per-dataset lists as tables
+(paperlib.pipeline.measured)."""
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from paperlib.ledger import Claim
+from paperlib.pipeline import notebook as nb
+from paperlib.pipeline.measured import layout, markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ["sysrs_gsm", "sysrs_math", "alpacaeval2", "sysrs_musr", "zeroeval_gsm8k"]
+
+
+def words(text: str) -> Counter:
+    """The text's words without the separators that layout() consumes (commas, semicolons, colons, full stops and
+    the ledger's " || " between data kinds)."""
+    return Counter(w.strip(",;:.") for w in text.split() if w.strip(",;:.") and w != "||")
+
+
+def shown_words(measured: str) -> Counter:
+    out = Counter()
+    for s in layout(measured):
+        out += words(s.text)
+        for name, value in s.table:
+            out += words(name) + words(value)
+    return out
+
+
+def test_a_per_dataset_list_becomes_a_table_under_the_words_that_introduce_it():
+    text = ("ucbe needs fewer calls on 5 of 5 matrices; median share: "
+            + ", ".join(f"{n}: {10 + k}.0% (p = 0.0{k})" for k, n in enumerate(NAMES)) + ". The rest is prose")
+    got = layout(text)
+    assert got[0].text == "ucbe needs fewer calls on 5 of 5 matrices; median share:"
+    assert got[0].table == [(n, f"{10 + k}.0% (p = 0.0{k})") for k, n in enumerate(NAMES)]
+    assert [s.text for s in got[1:]] == ["The rest is prose"]
+
+
+def test_short_lists_and_lists_of_other_things_stay_in_the_sentence():
+    three = "differences " + ", ".join(f"{n} +0.0{k}" for k, n in enumerate(NAMES[:3]))
+    assert [(s.text, s.table) for s in layout(three)] == [(three, [])]
+    letters = "a: 1, b: 2, c: 3, d: 4, e: 5"
+    assert [(s.text, s.table) for s in layout(letters)] == [(letters, [])]
+
+
+def test_items_of_several_pieces_and_a_repeated_name_start_a_new_table():
+    pools = ["bench1-full", "bench2-gap0.01", "synth_medium-full", "alpacaeval2-full"]
+    lam = "mean lambda " + ", ".join(f"{p} 0.{k}" for k, p in enumerate(pools))
+    cells = "; ".join(f"{p}: {k}/10 cells violated (K = 5); runs 0/200; largest 0.{k}" for k, p in enumerate(pools))
+    got = layout(f"{lam}; {cells}")
+    assert got[0].text == "mean lambda:" and [n for n, _ in got[0].table] == pools
+    assert got[1].text == "" and got[1].table[2] == (pools[2], "2/10 cells violated (K = 5); runs 0/200; largest 0.2")
+
+
+def test_every_committed_row_keeps_its_words():
+    """Nothing is dropped or reworded: the bullets and table cells of each row of the paper ledger hold the
+    measurement's words, each as often (the separators aside); and the long rows are cut into bullets or tables."""
+    claims = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
+    tables = 0
+    for c in claims.itertuples():
+        assert shown_words(c.measured) == words(c.measured), c.claim
+        tables += sum(bool(s.table) for s in layout(c.measured))
+    assert tables >= 10
+
+
+def test_what_we_measured_keeps_the_row_line_and_nests_the_measurement():
+    measured = "saving per pool: " + ", ".join(f"{n}-full: {k}%" for k, n in enumerate(NAMES)) + ". Maximum 4%"
+    md = nb.what_we_measured([Claim("Zhou et al. 2025", "zhou-x", "A statement", "ev", measured, "holds")]).data
+    lines = md.splitlines()
+    assert re.fullmatch(r"- \*\*holds\*\*(?: \(smoke\))? `zhou-x` — A statement", lines[2])
+    assert lines[3] == "  - saving per pool:"
+    assert "    | pool | measured |" in lines and "    | `sysrs_gsm-full` | 0% |" in lines
+    assert lines[-1 if "smoke" not in md else lines.index("  - Maximum 4%")] == "  - Maximum 4%"
+
+
+@pytest.mark.parametrize("text", ["", "one sentence only", "a || b"])
+def test_markdown_of_plain_text_is_bullets(text):
+    assert all(line.startswith("  - ") for line in markdown(text))
