@@ -64,11 +64,13 @@ def test_race_figure_tells_every_method_apart_without_colour_and_keeps_the_legen
     import matplotlib
 
     matplotlib.use("Agg")
-    from paperlib.beyond.race.plots import method_styles, race_figure
+    from paperlib.beyond.race.plots import race_figure
+    from paperlib.figures import method_style
+    from paperlib.policies import label
 
     methods = ["ucbe", "ucbe:batch_mode=pending", "ucbe-sync", "sysrs", "sysh", "row-mean", "filled-subset",
                "ucbe-lrf", "ucbe-lrf-score-only", "lrf"]
-    styles = method_styles(methods)
+    styles = {m: method_style(label(m)) for m in methods}  # the look race_figure draws each method with
     assert len({s["marker"] for s in styles.values()}) == len(methods)  # distinct without colour
     assert len({s["color"] for s in styles.values()}) == len(methods)  # and no colour repeated (issue 39)
     few = {"ucbe-lrf", "ucbe-lrf-score-only", "lrf"}

@@ -13,12 +13,6 @@ from ...policies import label
 BAND_MIN_RUNS = 100
 
 
-def method_styles(methods) -> dict[str, dict]:
-    """One colour, line style and marker per method: the project's look of each (:func:`paperlib.figures.method_style`
-    of its label), the same in every figure."""
-    return {m: method_style(label(m)) for m in methods}
-
-
 def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
     """P(best model found) with exact 95% bands per matrix and method; the legend sits under the panels."""
     names = list(dict.fromkeys(acc.dataset))
@@ -28,13 +22,12 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
         ax.text(0.5, 0.5, f"{title}: no real matrix in this run\n(paperlib data fetch --all, then rerun)",
                 ha="center", va="center", fontsize=9)
         return fig
-    styles = method_styles(list(dict.fromkeys(acc.method)))
     cols = min(4, len(names))  # at the print box's width: 8 pt text prints at 6 pt or more
     rows = -(-len(names) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(1.9 * cols, 1.55 * rows), squeeze=False, sharey=True, sharex=True)
     for ax, ds in zip(axes.flat, names, strict=False):
         for meth, g in acc[acc.dataset == ds].groupby("method", sort=False):
-            st = styles[meth]
+            st = method_style(label(meth))  # the project's one look per method
             ax.plot(g.frac, g.accuracy, label=label(meth), lw=1.2, ms=3.5, markevery=max(1, len(g) // 6), **st)
             if g.reps.min() >= BAND_MIN_RUNS:
                 ax.fill_between(g.frac, g.ci_low, g.ci_high, alpha=0.12, color=st["color"], lw=0)

@@ -10,16 +10,15 @@ from matplotlib.ticker import EngFormatter, MaxNLocator
 from ...figures import kind_tag, method_style, reproduction_title
 
 PAPER = "Tolochinsky et al. 2026"
-#: one colour and one line style per method, so that no two methods differ by colour alone
-class _Styles(dict):
-    """label -> (colour, line style): the project's one look per method (:func:`paperlib.figures.method_style`)."""
-
-    def __missing__(self, lab):
-        st = method_style(lab)
-        return st["color"], st["linestyle"]
 
 
-STYLE = _Styles()
+def _style(lab: str) -> tuple[str, str]:
+    """label -> (colour, line style): the project's one look per method (:func:`paperlib.figures.method_style`), so
+    that no two methods differ by colour alone."""
+    st = method_style(lab)
+    return st["color"], st["linestyle"]
+
+
 FIGURE1_METHODS = ("UCB-E", "PULSE", "Naive-Pooling")
 
 
@@ -67,7 +66,7 @@ def budget_to_level(table: pd.DataFrame, runs: pd.DataFrame, level: float = 0.95
         x = np.arange(len(pools)) + (k - 1) * width
         vals = np.array([table[(table.pool == p) & (table.label == lab)].calls_to_level.iloc[0]
                          if len(table[(table.pool == p) & (table.label == lab)]) else np.nan for p in pools], dtype=float)
-        color, _ = STYLE[lab]
+        color, _ = _style(lab)
         ax.bar(x, vals, width, color=color, label=lab)
         missing = np.isnan(vals)
         if missing.any():
@@ -92,7 +91,7 @@ def accuracy_curves(runs: pd.DataFrame):
         g = runs[runs.pool == p]
         for lab, h in g.groupby("label"):
             h = h.sort_values("bandit_calls")
-            color, ls = STYLE[lab]
+            color, ls = _style(lab)
             ax.plot(h.bandit_calls, h.accuracy, color=color, linestyle=ls, label=lab)
             ax.fill_between(h.bandit_calls, h.accuracy - h.se, h.accuracy + h.se, color=color, alpha=0.2)
         ax.set_title(f"{p}\n({g.kind.iloc[0]}, gap {g.realised_gap.iloc[0]:.3f})", fontsize=8)
@@ -114,7 +113,7 @@ def effective_budget(eb: pd.DataFrame, runs: pd.DataFrame):
     for ax, p in zip(axes.flat, pools, strict=False):
         g = eb[eb.pool == p]
         for lab, h in g.groupby("label"):
-            color, ls = STYLE[lab]
+            color, ls = _style(lab)
             ax.plot(h.ucbe_calls, h.calls_needed, "o", ms=3, color=color, linestyle=ls, label=lab)
         ax.set_title(f"{p}\n({_kind(runs, p)})", fontsize=8)
         _calls_axis(ax)
