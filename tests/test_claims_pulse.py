@@ -333,6 +333,10 @@ def test_fit_stability_regrades_a_row_that_moves_with_the_fit():
     moves = pd.concat([acc(1, [0.9, 0.95]), acc(2, [0.5, 0.55])])
     moved = PC.fit_stability([c], base, moves)[0]
     assert moved.verdict == "partly" and "moves with the fit" in moved.measured and "fit 2: not reproduced" in moved.measured
+    # run for run only where the pool's table has keyed streams (its streams column); else other draws of the law
+    assert "new draws of the same law on the other 1" in kept.measured and "on the 0 pools" in kept.measured
+    keyed = PC.fit_stability([c], base.assign(streams="philox"), same)[0]
+    assert "1 pools, the same runs with another V)" in keyed.measured
 
 
 def test_fit_stability_leaves_a_comparison_of_two_readings_of_v_when_only_one_was_refitted():

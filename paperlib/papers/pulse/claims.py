@@ -460,8 +460,10 @@ def fit_variant(runs: pd.DataFrame, acc: pd.DataFrame) -> pd.DataFrame:
 def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
                   authors: pd.DataFrame | None = None) -> list[Claim]:
     """Every row of :func:`experiment_claims` graded again under each extra Step 1 fit (``acc``: Accuracy@t per pool,
-    method, fit and budget, fits k >= 1 with the same runs as the pool's first ones) and regraded on what holds under
-    every fit (:func:`paperlib.decide.across_fits`); each row says whether its verdict is the same under every fit."""
+    method, fit and budget, fits k >= 1 with the same keyed runs as the pool's first ones) and regraded on what holds
+    under every fit (:func:`paperlib.decide.across_fits`); each row says whether its verdict is the same under every
+    fit, and on how many pools the comparison is run for run (``runs``' ``streams`` column: the pool's table was made
+    with keyed streams) rather than between independent draws of the same law."""
     fits = sorted(int(k) for k in set(acc.fit) if int(k) > 0)
     if not fits:
         return claims
@@ -470,6 +472,13 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
     reps = int(acc[acc.fit > 0].reps.max())
     pools = sorted(set(acc[acc.fit > 0].pool))
     methods = ", ".join(sorted(label(m) for m in set(acc.method)))
+    # the fits' runs are keyed: run r of fit k is run r of the pool with only V changed where the pool's own table
+    # was made with keyed streams (its streams column); a table from before them holds other draws of the same law
+    keyed = set(runs.pool[runs.streams.fillna("").astype(str) != ""]) if "streams" in runs else set()
+    paired = len(keyed & set(pools))
+    runs_are = ("the same runs with another V" if paired == len(pools) else
+                f"the same runs with another V on the {paired} pools whose tables have keyed streams, new draws of "
+                f"the same law on the other {len(pools) - paired}")
     out = []
     for c in claims:
         vs = [per[k].get(c.claim) for k in fits]
@@ -484,10 +493,10 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
         shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs, strict=True))
         if all(v == c.verdict for v in vs):
             note = (f"Step 1's fit: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; {methods} "
-                    f"{reps} runs each on {len(pools)} pools, the same runs with another V)")
+                    f"{reps} runs each on {len(pools)} pools, {runs_are})")
         else:
             note = (f"Step 1's fit: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
-                    f"{len(pools)} pools, the same runs with another V; the published fit: {c.verdict})"
+                    f"{len(pools)} pools, {runs_are}; the published fit: {c.verdict})"
                     + (f"; graded on what holds under every fit: {new}" if new != c.verdict else
                        "; the published fit's runs allow both answers, and a fit's verdict at fewer runs does not "
                        "overrule that" if c.verdict == Verdict.INCONCLUSIVE else
