@@ -77,6 +77,10 @@ def test_what_we_measured_keeps_the_row_line_and_nests_the_measurement():
     assert lines[-1 if "smoke" not in md else lines.index("  - Maximum 4%")] == "  - Maximum 4%"
 
 
+def test_angle_brackets_show_as_written():
+    assert markdown("read results/<profile>/x.csv") == ["  - read results/&lt;profile>/x.csv"]
+
+
 @pytest.mark.parametrize("text", ["", "one sentence only", "a || b"])
 def test_markdown_of_plain_text_is_bullets(text):
     assert all(line.startswith("  - ") for line in markdown(text))

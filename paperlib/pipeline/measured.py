@@ -121,8 +121,13 @@ def layout(measured: str) -> list[Sentence]:
     return out
 
 
+def prose(text: str) -> str:
+    """Text shown as Markdown as written: an angle bracket is not an HTML tag ("results/<profile>/...")."""
+    return text.replace("<", "&lt;")
+
+
 def cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return prose(text).replace("|", "\\|")
 
 
 def markdown(measured: str, indent: str = "  ") -> list[str]:
@@ -130,7 +135,7 @@ def markdown(measured: str, indent: str = "  ") -> list[str]:
     lines = []
     for s in layout(measured):
         if s.text:  # a table with no words before it sits directly under the row's bullet
-            lines.append(f"{indent}- {s.text}")
+            lines.append(f"{indent}- {prose(s.text)}")
         if s.table:
             what = "pool" if any("-" in n for n, _ in s.table) else "dataset"
             lines += ["", f"{indent}  | {what} | measured |", f"{indent}  |---|---|"]
