@@ -1,39 +1,25 @@
-"""The paper profile's two GPU jobs at their planned run counts, on a GPU (issue 40), and their merge.
+"""Zhou's Figure 3 at the paper's refit schedule on a GPU, staged beside the profile's (issue 40; issue 67, item 4).
 
-Until 2026-11-26 the paper profile declared two CPU reductions: PULSE's Theorem 1 inside the bandit at 40 runs per
-(pool, kind) instead of 200, and the race's LRF family (UCB-E-LRF, Score Only, LRF) at 20 runs instead of 200. This
-script ran both at the profile's counts (now 200 in ``paperlib/config/paper.yaml``) on one H200. On the device
-machine (torch only; the checkout on ``PYTHONPATH``; data in ``$PAPERLIB_DATA``)::
+The paper profile's one declared reduction is UCB-E-LRF's refit schedule (``refit_growth`` 0.02 on the CPU; the paper
+refits after every batch). This script runs Figure 3's UCB-E-LRF and Score Only at the paper's schedule, N runs as
+one block (block 0's seeds, the ``zhou_fig3_block`` rule's own :func:`paperlib.papers.zhou.experiments.run_block`),
+smallest datasets first. It is not a second way to run the DAG's jobs: the schedule is another configuration, and
+``merge`` stages its tables in ``results/paper/zhou/fig3/gpu/``, which Figure 3 does not read until every dataset of
+the profile has one (``switch``; a figure at two refit schedules would be worse than one at the declared one).
+2026-11-27: the 17 smaller datasets on one H200; the six largest need about 1,000 s more (docs/workflow.md).
 
-    python benchmarks/gpu_declared_jobs.py run --out $OUT --deadline 520
+Every other GPU job is the DAG's own: ``PAPERLIB_DEVICE=cuda snakemake --profile profiles/paper ...`` runs the same
+block jobs as the CPU (the race's ``race_dataset`` / ``race_block``, Theorem 1's ``pulse_coverage_block``, the PULSE
+pools' ``pulse_block``; keyed streams make a block the same runs on either). The race's LRF family, which this script
+ran on one H200 until 2026-11-28 (its rows carry a ``machine`` column), is rerun that way.
 
-runs, in this order and each unit only while the time left before ``--deadline`` exceeds the longest unit of its
-kind so far:
+On the device machine (torch only; the checkout on ``PYTHONPATH``; data in ``$PAPERLIB_DATA``)::
 
-* ``race``: :func:`paperlib.beyond.race.experiments.dataset_accuracy` -- the ``race_dataset`` rule's own call, with
-  the same seeds -- for the LRF family only, at ``--race-reps`` runs (default: the profile's ``reps``), smallest
-  matrices first;
-* ``zhou`` (only with ``--zhou-reps N``): Figure 3's UCB-E-LRF and Score Only at the paper's refit schedule
-  (``refit_growth`` 0: after every batch of 32), N runs as one block (block 0's seeds, the ``zhou_fig3_block``
-  rule's own :func:`paperlib.papers.zhou.experiments.run_block`), smallest datasets first. The paper profile's one
-  declared reduction is this schedule (``refit_growth`` 0.02 on 2 CPU cores); ``merge`` stages these tables in
-  ``results/paper/zhou/fig3/gpu/`` and Figure 3 does not read them until every dataset of the profile has one (a
-  figure at two refit schedules would be worse than one at the declared one). 2026-11-27: the smaller datasets on
-  one H200 (17 of 23); the six largest need about 1,000 s more (docs/workflow.md).
+    python benchmarks/gpu_declared_jobs.py run --out $OUT --zhou-reps 50 --deadline 520
 
-Theorem 1's coverage in the bandit is no longer run here (2026-11-28): it runs as the DAG's ``pulse_coverage_block``
-jobs (blocks of runs, keyed streams), on a GPU as on the CPU (``PAPERLIB_DEVICE=cuda snakemake ...``).
-
-Each finished unit's rows are appended to ``race_lrf.csv`` or
-``zhou_lrf.csv`` / ``zhou_lrf.settle.csv`` in
-``--out`` (a few files come back from the machine; a call cut short keeps the units it finished), with the machine
-in a ``machine`` column. Back here::
-
-    python benchmarks/gpu_declared_jobs.py merge DIR
-
-replaces the LRF family's rows of ``results/paper/race/<dataset>.csv`` (a ``machine`` column says where each row was computed).
-Then ``python benchmarks/gpu_declared_jobs.py notebooks`` executes the ``race_dataset`` notebooks from the committed
-tables (``acc_from``), as their rules would with the profile's parameters.
+runs the datasets while the time left before ``--deadline`` exceeds the longest so far, appending each finished
+dataset's rows to ``zhou_lrf.csv`` / ``zhou_lrf.settle.csv`` in ``--out`` with the machine in a ``machine`` column.
+Back here, ``python benchmarks/gpu_declared_jobs.py merge DIR`` stages them and ``switch`` adopts them.
 """
 
 from __future__ import annotations
@@ -46,8 +32,6 @@ from pathlib import Path
 
 import pandas as pd
 
-RACE_DIR = Path("results/paper/race")
-LRF_FAMILY = ("ucbe-lrf", "ucbe-lrf-score-only", "lrf")
 #: Figure 3's methods with a refit schedule (LRF, Alg. 5, fits once per budget)
 ZHOU_REFIT = ("ucbe-lrf", "ucbe-lrf-score-only")
 #: where ``merge`` stages Figure 3's LRF pair at the paper's refit schedule until every dataset has it
@@ -92,7 +76,6 @@ def run(args) -> int:
     import torch
 
     from paperlib import data as datasets
-    from paperlib.beyond.race import experiments as RE
     from paperlib.device import describe, get_device
     from paperlib.papers.zhou import experiments as ZE
 
@@ -127,21 +110,6 @@ def run(args) -> int:
             longest = max(longest, took)
             report(name, result, took)
 
-    def race_report(name, acc, took) -> None:
-        _append(acc.assign(machine=machine), out / "race_lrf.csv")
-        last = acc[acc.budget == acc.budget.max()]
-        print(f"[{time.perf_counter() - t0:5.0f} s] race {name} {acc.n.iloc[0]} x {acc.m.iloc[0]}: {took:.1f} s; "
-              + ", ".join(f"{r.method} {r.accuracy:.3f} ({r.reps} runs, {r.wall_s:.1f} s)" for r in last.itertuples()),
-              flush=True)
-
-    if args.race_reps != 0:
-        rcfg = _config("race")
-        if args.race_reps is not None:
-            rcfg["reps_by_method"] = {m: args.race_reps for m in LRF_FAMILY}
-        names = args.datasets.split(",") if args.datasets else rcfg["datasets"]
-        size = {d: datasets.load(d).scores.size for d in names}
-        units("race", sorted(names, key=size.get),
-              lambda name: RE.dataset_accuracy(rcfg, name, device=dev, methods=LRF_FAMILY), race_report)
     if args.zhou_reps:
         zcfg = _paper_schedule(_config("zhou"), args.zhou_reps)
         names = args.zhou_datasets.split(",") if args.zhou_datasets else zcfg["datasets"]
@@ -167,18 +135,6 @@ def run(args) -> int:
 
 def merge(args) -> int:
     src = Path(args.dir)
-    if (src / "race_lrf.csv").exists():
-        new = pd.read_csv(src / "race_lrf.csv")
-        for name, rows in new.groupby("dataset", sort=False):
-            path = RACE_DIR / f"{name}.csv"
-            old = pd.read_csv(path)
-            order = list(old.method.unique())
-            if "machine" not in old:  # the rows computed by the race_dataset rule on the developer VM
-                old = old.assign(machine=args.old_machine)
-            both = pd.concat([old[~old.method.isin(rows.method.unique())], rows], ignore_index=True)
-            both = both.sort_values("method", key=lambda s: s.map(order.index), kind="stable")
-            both.to_csv(path, index=False)
-            print(f"{path}: " + ", ".join(f"{m} {int(g.reps.iloc[0])}" for m, g in rows.groupby("method", sort=False)))
     if (src / "zhou_lrf.csv").exists():
         ZHOU_STAGE.mkdir(parents=True, exist_ok=True)
         table, settle = pd.read_csv(src / "zhou_lrf.csv"), pd.read_csv(src / "zhou_lrf.settle.csv")
@@ -221,48 +177,12 @@ def switch(args) -> int:
     return 0
 
 
-def notebooks(args) -> int:
-    """Execute the ``race_dataset`` notebook of every race matrix with its rule's parameters plus the committed table
-    (``acc_from``), so the executed notebooks and the race figures show the tables of ``merge``."""
-    import papermill as pm
-
-    from paperlib.beyond.race import experiments as RE
-    def execute(nb: str, out: Path, params: dict) -> None:
-        t = time.perf_counter()
-        pm.execute_notebook(nb, str(out), kernel_name="python3", progress_bar=False, parameters=params)
-        print(f"{out}: {time.perf_counter() - t:.0f} s", flush=True)
-
-    nbs = Path("results/paper/notebooks")
-    if args.what in ("all", "race", "race-split"):
-        rcfg = _config("race")
-        for name in rcfg["datasets"] if args.what != "race-split" else []:
-            acc = RACE_DIR / f"{name}.csv"
-            if not acc.exists():
-                continue
-            execute("notebooks/race_dataset.ipynb", nbs / f"race_dataset_{name}.ipynb",
-                    {"race": rcfg, "device": None, "dataset": name, "split": False, "out_acc": str(acc),
-                     "out_fig": f"figures/paper/race/{name}.png", "threads": 1, "acc_from": str(acc),
-                     "progress_log": f"logs/paper/race_dataset_{name}.progress.log"})
-        splits = RE.split_datasets(rcfg) if args.what == "race-split" or args.split else []
-        for name in splits:
-            acc = RACE_DIR / "split" / f"{name}.csv"
-            execute("notebooks/race_dataset.ipynb", nbs / f"race_split_dataset_{name}.ipynb",
-                    {"race": rcfg, "device": None, "dataset": name, "split": True, "out_acc": str(acc),
-                     "out_fig": f"figures/paper/race/split/{name}.png", "threads": 1, "acc_from": str(acc),
-                     "progress_log": f"logs/paper/race_split_dataset_{name}.progress.log"})
-    return 0
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="run the declared GPU jobs and append their rows to --out")
+    r = sub.add_parser("run", help="run Figure 3's LRF pair at the paper's refit schedule and append its rows to --out")
     r.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
     r.add_argument("--device", default=None)
-    r.add_argument("--pools", help="comma-separated pools of theory.bandit.pools (default: all)")
-    r.add_argument("--race-reps", type=int, default=None,
-                   help="runs of each LRF-family method (default: the profile's); 0 skips the race")
-    r.add_argument("--datasets", help="comma-separated race datasets (default: all, smallest first)")
     r.add_argument("--zhou-reps", type=int, default=0,
                    help="runs of Figure 3's UCB-E-LRF and Score Only at refit_growth 0 (default 0: skip)")
     r.add_argument("--zhou-datasets", help="comma-separated Figure 3 datasets (default: all, smallest first)")
@@ -270,14 +190,9 @@ def main(argv=None) -> int:
     r.add_argument("--first-estimate", type=float, default=30.0, help="seconds assumed for a unit before one ran")
     m = sub.add_parser("merge", help="write the results/paper tables from a folder of `run`")
     m.add_argument("dir")
-    m.add_argument("--old-machine", default="x86_64 x2 cores (developer VM)",
-                   help="machine column of the race rows already committed, where they have none")
     sub.add_parser("switch", help="Figure 3's LRF pair: the staged tables become its blocks (all datasets staged)")
-    nbk = sub.add_parser("notebooks", help="execute the race-dataset notebooks from the tables")
-    nbk.add_argument("what", nargs="?", choices=("all", "race", "race-split"), default="all")
-    nbk.add_argument("--split", action="store_true", help="also the test-half race's notebooks (race_split_dataset)")
     args = p.parse_args(argv)
-    return {"run": run, "merge": merge, "switch": switch, "notebooks": notebooks}[args.cmd](args)
+    return {"run": run, "merge": merge, "switch": switch}[args.cmd](args)
 
 
 if __name__ == "__main__":

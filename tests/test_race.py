@@ -88,7 +88,7 @@ def test_race_figure_tells_every_method_apart_without_colour_and_keeps_the_legen
 
 
 def test_a_subset_of_methods_gives_their_rows_of_the_whole_table_and_committed_tables_are_checked(tmp_path):
-    """The LRF family run alone on a GPU (benchmarks/gpu_declared_jobs.py) keeps each method's seed of the whole
+    """A subset of the methods run alone (the LRF family on one H200 until 2026-11-28) keeps each method's seed of the whole
     race (its position in the profile's list), so its rows are the whole table's; a committed table is shown only if
     every method of the profile is there at its run count."""
     cfg = {**smoke_config("race"), "datasets": ["synth_easy"], "methods": ["ucbe", "row-mean", "sysrs"], "reps": 4,

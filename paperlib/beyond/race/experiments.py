@@ -135,7 +135,7 @@ def accuracy_from_runs(cfg: dict, name: str, runs: pd.DataFrame) -> pd.DataFrame
 
 def load_dataset_accuracy(cfg: dict, name: str, path, split: bool = False) -> pd.DataFrame:
     """The accuracy table of matrix ``name`` as committed (some methods' rows computed elsewhere, e.g. the LRF family
-    by ``benchmarks/gpu_declared_jobs.py`` on a GPU, with a ``machine`` column), checked to be this profile's: every
+    on one H200 until 2026-11-28, with a ``machine`` column), checked to be this profile's: every
     method of ``cfg["methods"]`` (with ``split``, of ``cfg["split"]["methods"]`` on the test half) at its run count
     and at every budget of the grid. Raises ``ValueError`` naming what differs."""
     acc = pd.read_csv(path)
