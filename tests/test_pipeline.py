@@ -90,6 +90,20 @@ def test_every_rule_declares_its_resources():
             assert f'**res("{rule}")' in body, f"{smk.name}: rule {rule} declares no resources"
 
 
+def test_every_rule_requests_the_memory_its_jobs_were_measured_at():
+    """A job on a cluster is killed past its request: each rule's mem_mb in the paper profile (or the default) covers
+    the peak its committed benchmark files measured (Snakemake's max_rss, MiB), with 10% to spare for a rerun's
+    jitter. (bench1-full's PULSE blocks peak at 4,191 MiB, over the 4,000 once requested.)"""
+    from paperlib.pipeline.costs import read_benchmarks
+
+    resources = yaml.safe_load((ROOT / "paperlib/config/paper.yaml").read_text())["resources"]
+    jobs = read_benchmarks(ROOT / "results" / "paper" / "benchmarks")
+    assert len(jobs) > 100
+    for rule, peak in jobs.groupby("rule").max_rss_mb.max().items():
+        asked = resources.get(rule, resources["default"]).get("mem_mb", resources["default"]["mem_mb"])
+        assert asked >= 1.1 * peak, f"{rule}: requests {asked} MB, its jobs peaked at {peak:.0f} MiB"
+
+
 def test_snakefile_only_includes_the_rule_files():
     snake = (ROOT / "Snakefile").read_text()
     included = re.findall(r'^include: "([^"]+)"', snake, re.M)
