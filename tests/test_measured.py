@@ -64,7 +64,16 @@ def test_every_committed_row_keeps_its_words():
     for c in claims.itertuples():
         assert shown_words(c.measured) == words(c.measured), c.claim
         tables += sum(bool(s.table) for s in layout(c.measured))
+        longest = max((len(s.text.split()) for s in layout(c.measured)), default=0)
+        assert longest <= 80, f"{c.claim}: a bullet of {longest} words"  # the longest measurement has 297
     assert tables >= 10
+
+
+def test_a_long_sentence_without_a_table_is_cut_at_its_semicolons():
+    clause = "the interval covers the mean at every budget checked here"
+    long = "; ".join([clause] * 4)  # 40 words
+    assert [s.text for s in layout(long)] == [clause] * 4
+    assert [s.text for s in layout("; ".join([clause] * 2))] == ["; ".join([clause] * 2)]  # 20 words: one bullet
 
 
 def test_what_we_measured_keeps_the_row_line_and_nests_the_measurement():

@@ -15,6 +15,7 @@ from functools import cache
 #: a pool is a dataset with its gap setting (``bench2-gap0.01``, ``alpacaeval2-full``)
 _POOL = re.compile(r"^(?P<name>[a-z][a-z0-9_]*)(?:-(?:full|gap[0-9.]+))?$")
 MIN_ROWS = 4  # a shorter list reads well in a sentence
+LONG = 30  # words: a longer sentence without a table is cut at its semicolons into bullets of their own
 
 
 @cache
@@ -109,15 +110,22 @@ def _sentence(text: str) -> list[Sentence]:
     return [Sentence(head + (":" if head else ""), rows)] + (_sentence(rest) if rest.rstrip(".") else [])
 
 
+def _clauses(s: Sentence) -> list[Sentence]:
+    """A sentence of more than :data:`LONG` words and no table as one bullet per clause (cut at its semicolons)."""
+    if s.table or len(s.text.split()) <= LONG:
+        return [s]
+    return [Sentence(p.strip()) for p, _ in split_top(s.text, ";") if p.strip()]
+
+
 def layout(measured: str) -> list[Sentence]:
-    """``measured`` as bullets: one per part (the ledger joins a row's data kinds with ``||``) and sentence, each
-    per-dataset list a table under the words that introduce it."""
+    """``measured`` as bullets: one per part (the ledger joins a row's data kinds with ``||``) and sentence (a long
+    one per clause), each per-dataset list a table under the words that introduce it."""
     out: list[Sentence] = []
     for part in (p.strip() for p in measured.split(" || ")):
         for sent, stop in split_top(part, "."):
             sent = (sent + stop).strip()
             if sent:
-                out += _sentence(sent)
+                out += [short for s in _sentence(sent) for short in _clauses(s)]
     return out
 
 
