@@ -50,7 +50,14 @@ def _pulse_summary(res: Path, cfg: dict) -> list[Claim]:
     c = paper_config(cfg, "pulse")
     authors = sorted((res / "pulse" / "authors").glob("*.csv"))
     theirs = pd.concat([E.authors_runs(p) for p in authors], ignore_index=True) if authors else None
-    return C.experiment_claims(_read(_existing([res / "pulse/pools" / f"{p}.csv" for p in E.pool_names(c)])), theirs)
+    runs = _read(_existing([res / "pulse/pools" / f"{p}.csv" for p in E.pool_names(c)]))
+    claims = C.experiment_claims(runs, theirs)
+    # each row under Step 1's extra fits of V, from their committed blocks (the pulse_fit_block rule's files)
+    fits = [res / "pulse/fit_blocks" / f"{p}.fit{k}.b{b}.csv.gz"
+            for p in E.fit_pools(c) for k in E.extra_fits(c) for b in E.fit_blocks(c)]
+    if fits:
+        claims = C.fit_stability(claims, runs, E.fit_accuracy(c, E.read_fit_blocks(_existing(fits))), theirs)
+    return claims
 
 
 def _race(res: Path, cfg: dict) -> list[Claim]:
