@@ -13,6 +13,7 @@ from paperlib.pipeline import notebook as nb
 from paperlib.pipeline.measured import layout, markdown
 
 ROOT = Path(__file__).resolve().parents[1]
+VERDICTS = "holds|fails|partly|inconclusive|untestable|not reproduced"
 NAMES = ["sysrs_gsm", "sysrs_math", "alpacaeval2", "sysrs_musr", "zeroeval_gsm8k"]
 
 
@@ -40,6 +41,18 @@ def test_a_per_dataset_list_becomes_a_table_under_the_words_that_introduce_it():
     assert [s.text for s in got[1:]] == ["The rest is prose"]
 
 
+def test_a_per_method_list_is_a_table_and_a_method_word_in_prose_is_not_an_item():
+    methods = ["pulse", "pulse-pw", "pulse-sync", "naive-pooling"]
+    text = "; ".join(f"{m}: fails (shown on {k} of 18)" for k, m in enumerate(methods))
+    (got,) = layout(text)
+    assert got.text == "" and got.table == [(m, f"fails (shown on {k} of 18)") for k, m in enumerate(methods)]
+    assert "    | method | measured |" in markdown(text)
+    # "ucbe vs row-mean:" opens the first dataset item; the methods in it are prose, not rows
+    text = "median share, ucbe vs row-mean: " + ", ".join(f"{n}: {k}%" for k, n in enumerate(NAMES))
+    (got,) = layout(text)
+    assert got.text == "median share, ucbe vs row-mean:" and [n for n, _ in got.table] == NAMES
+
+
 def test_short_lists_and_lists_of_other_things_stay_in_the_sentence():
     three = "differences " + ", ".join(f"{n} +0.0{k}" for k, n in enumerate(NAMES[:3]))
     assert [(s.text, s.table) for s in layout(three)] == [(three, [])]
@@ -64,6 +77,10 @@ def test_every_committed_row_keeps_its_words():
     for c in claims.itertuples():
         assert shown_words(c.measured) == words(c.measured), c.claim
         tables += sum(bool(s.table) for s in layout(c.measured))
+        # a bullet under the row never reads as a verdict line of its own ("- pulse: fails (...)": a per-method list
+        # is a table under the row's line)
+        lone = [ln for ln in markdown(c.measured) if re.match(rf"\s*- [\w-]+: ({VERDICTS})\b", ln)]
+        assert not lone, f"{c.claim}: {lone}"
         longest = max((len(s.text.split()) for s in layout(c.measured)), default=0)
         assert longest <= 80, f"{c.claim}: a bullet of {longest} words"  # the longest measurement has 297
     assert tables >= 10

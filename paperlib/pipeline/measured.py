@@ -1,5 +1,5 @@
 """A ledger row's measurement laid out for reading (issue 69, item 5): short sentences as bullets, and every
-per-dataset list ("sysrs_gsm: 59.1% vs 99.4%, sysrs_math: 50.8% vs 99.7%, ...") as a table.
+per-dataset, per-pool or per-method list ("sysrs_gsm: 59.1% vs 99.4%, sysrs_math: 50.8% vs 99.7%, ...") as a table.
 
 The ledger keeps a row's ``measured`` as one string (it is a CSV cell, and the report's cards quote it); a notebook's
 "What we measured" shows it through :func:`layout`. Nothing is dropped or reworded: the bullets and the table cells,
@@ -25,10 +25,20 @@ def dataset_names() -> frozenset[str]:
     return frozenset(entries())
 
 
-def is_dataset(token: str) -> bool:
-    """A registered dataset, or a PULSE pool of one."""
+@cache
+def method_names() -> frozenset[str]:
+    from ..policies.registry import METHODS
+
+    return frozenset(METHODS)
+
+
+def kind_of(token: str) -> str | None:
+    """What ``token`` names: "dataset" (a registered one), "pool" (a PULSE pool of one) or "method" (a registered
+    method); None for any other word."""
     m = _POOL.match(token)
-    return bool(m) and m.group("name") in dataset_names()
+    if m and m.group("name") in dataset_names():
+        return "dataset" if token == m.group("name") else "pool"
+    return "method" if token in method_names() else None
 
 
 def split_top(text: str, seps: str) -> list[tuple[str, str]]:
@@ -48,13 +58,17 @@ def split_top(text: str, seps: str) -> list[tuple[str, str]]:
 
 
 def _item(piece: str) -> tuple[str, str, str] | None:
-    """(text before the name, name, value) where ``piece`` names a dataset: "differences synth_easy -0.02 (se
-    0.004)" -> ("differences", "synth_easy", "-0.02 (se 0.004)"); "alpacaeval2: 10.8%" -> ("", "alpacaeval2",
-    "10.8%")."""
+    """(text before the name, name, value) where ``piece`` names a dataset, a pool or a method: "differences
+    synth_easy -0.02 (se 0.004)" -> ("differences", "synth_easy", "-0.02 (se 0.004)"); "alpacaeval2: 10.8%" -> ("",
+    "alpacaeval2", "10.8%"). A method only opens the piece, with a colon ("pulse-pw: fails (...)"): method names
+    are also words of the prose ("ucbe vs row-mean: alpacaeval2: ...")."""
     words = piece.split(" ")
     for k, w in enumerate(words[:12]):
         token = w.rstrip(":")
-        if is_dataset(token) and k + 1 < len(words):
+        kind = kind_of(token)
+        if kind == "method" and (k or not w.endswith(":")):
+            continue
+        if kind and k + 1 < len(words):
             return " ".join(words[:k]), token, " ".join(words[k + 1:])
     return None
 
@@ -70,7 +84,7 @@ class Sentence:
 def _runs(items: list) -> tuple[int, int, int] | None:
     """The first run of at least :data:`MIN_ROWS` dataset items, as (first piece, pieces per item, items): items
     start every ``g`` pieces (each item the same number of pieces: "name: bound x, y; accuracy z"), only the first
-    may have words before its name, and no dataset repeats within the run."""
+    may have words before its name, every name is of one kind (:func:`kind_of`) and none repeats within the run."""
     starts = [i for i, it in enumerate(items) if it is not None]
     for n, s in enumerate(starts):
         if n + 1 == len(starts):
@@ -78,7 +92,8 @@ def _runs(items: list) -> tuple[int, int, int] | None:
         g = starts[n + 1] - s
         run, seen = [s], {items[s][1]}
         for t in starts[n + 1:]:
-            if t != run[-1] + g or items[t][0] or items[t][1] in seen:
+            if (t != run[-1] + g or items[t][0] or items[t][1] in seen
+                    or kind_of(items[t][1]) != kind_of(items[s][1])):
                 break
             run.append(t)
             seen.add(items[t][1])
@@ -145,7 +160,7 @@ def markdown(measured: str, indent: str = "  ") -> list[str]:
         if s.text:  # a table with no words before it sits directly under the row's bullet
             lines.append(f"{indent}- {prose(s.text)}")
         if s.table:
-            what = "pool" if any("-" in n for n, _ in s.table) else "dataset"
+            what = kind_of(s.table[0][0])  # one kind per table (_runs)
             lines += ["", f"{indent}  | {what} | measured |", f"{indent}  |---|---|"]
             lines += [f"{indent}  | `{n}` | {cell(v)} |" for n, v in s.table]
             lines.append("")
