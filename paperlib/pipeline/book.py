@@ -73,11 +73,10 @@ CSS = """
 @media print{.screen-only{display:none}}
 .claim-card{border-left:4px solid #9ab;padding:.1em 0 .1em 1em;margin:0 0 1.6em 0}
 .paperlib-row{border-left-color:#c9a227}
-table.verdicts td,table.verdicts th{text-align:center}
 table.verdicts{width:100%;max-width:100%;table-layout:fixed;font-size:.85em}
+table.verdicts td,table.verdicts th{text-align:center;padding:.25em .15em;overflow-wrap:break-word}
 table.verdicts th:first-child{width:21%}table.verdicts th:last-child{width:8%}
 table.verdicts th{font-size:.9em}table.verdicts th .verdict{padding:.05em .2em;white-space:normal;display:inline-block}
-table.verdicts td,table.verdicts th{padding:.25em .15em;overflow-wrap:break-word}
 table.wrap-table{table-layout:fixed;width:100%}table.wrap-table td{overflow-wrap:anywhere}
 table.wrap-table code,table.wrap-table code span{white-space:normal!important;overflow-wrap:anywhere;word-break:break-word}
 table.table td,table.table th{vertical-align:top;font-size:.85em;padding:.25em .45em}
