@@ -5,6 +5,15 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+# the print box lives apart from matplotlib so that the report's light environment reads it too (issue 74)
+from .print_box import (  # noqa: F401  (re-exported: the plotting modules and tests read them here)
+    MIN_PRINTED_PT,
+    PRINT_HEIGHT_IN,
+    PRINT_MAX_HEIGHT_MM,
+    PRINT_WIDTH_IN,
+    printed_scale,
+)
+
 KIND_TAG = {"real": "real data", "semi-synthetic": "semi-synthetic data", "synthetic": "synthetic data",
             "user": "user data"}
 
@@ -96,23 +105,6 @@ def kind_tag(kind: str) -> str:
 
 
 MIN_PT = 8
-
-#: The box a figure is printed in (issue 68, item 4): the PDF's text width (Chromium's Letter page, 8.5 in, less
-#: the 12 mm side margins of the report's ``@page``) and the print CSS's ``max-height`` of an image
-#: (:data:`paperlib.pipeline.print_pdf.PRINT_CSS` is built from :data:`PRINT_MAX_HEIGHT_MM`). A figure larger than
-#: the box is scaled down to fit it, and its text with it.
-PRINT_WIDTH_IN = 8.5 - 24 / 25.4
-PRINT_MAX_HEIGHT_MM = 150
-PRINT_HEIGHT_IN = PRINT_MAX_HEIGHT_MM / 25.4
-#: The smallest text a printed figure may have (points at the printed size)
-MIN_PRINTED_PT = 6.0
-
-
-def printed_scale(width_in: float, height_in: float) -> float:
-    """The factor a figure of this size (inches, as saved) is scaled by in print: 1 when it fits the box, else the
-    smaller of the box's width and height over the figure's."""
-    return min(1.0, PRINT_WIDTH_IN / width_in, PRINT_HEIGHT_IN / height_in)
-
 
 def _texts(fig):
     from matplotlib.text import Text

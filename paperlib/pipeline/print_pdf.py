@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..figures import PRINT_MAX_HEIGHT_MM
+from ..print_box import PRINT_MAX_HEIGHT_MM
 
 
 class PrintError(RuntimeError):
