@@ -121,3 +121,29 @@ def _same_file(a: Path, b: Path) -> bool:
     if a.exists() and b.exists():
         return os.path.samefile(a, b)
     return a.resolve() == b.resolve()
+
+
+#: the largest seed and run index a run accepts: run seeds are int64 (tables, tensors, JSON), so [0, 2^63 - 1]
+MAX_SEED = 2**63 - 1
+
+
+def check_index(value, name: str, *, low: int = 0, high: int | None = None, what: str | None = None) -> int:
+    """An integer index (a seed, a run, a block, a block size) in ``[low, high)`` (``high`` None: up to
+    :data:`MAX_SEED`, inclusive), as a Python int. Integers only: a float, even 3.0, a bool, a string or an infinity
+    is refused, never truncated (``int(2.7)`` would silently run another block). ``what`` ends the message for an
+    index past the end ("the profile has 10 blocks", say)."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    top = MAX_SEED if high is None else int(high) - 1
+    if not low <= v <= top:
+        tail = f" ({what})" if what else ""
+        raise ValueError(f"{name} must be an integer in [{low}, {top}], got {v}{tail}")
+    return v
+
+
+def check_seed(value, name: str = "seed") -> int:
+    """A run's seed: an integer in [0, 2^63 - 1] (what int64 holds)."""
+    return check_index(value, name)

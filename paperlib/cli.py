@@ -640,38 +640,70 @@ def cmd_search(args) -> int:
     return 0
 
 
+def _results_dir(given) -> Path:
+    """The results folder ``paperlib rerun`` reads: ``--results``, else the checkout this paperlib runs from (from any
+    working directory), else ``./results``."""
+    from . import paths
+
+    if given is not None:
+        return Path(given)
+    if paths.IN_CHECKOUT:
+        return paths.RESULTS_DIR
+    return Path("results")
+
+
+#: ``paperlib rerun``'s exit status when there is no published run to compare with (the picks are printed)
+NOTHING_TO_COMPARE = 3
+
+
 def cmd_rerun(args) -> int:
     """One run of a published PULSE pool, alone: its picks at every budget beside the published ones, and its trace."""
+    from . import paths
+    from .checks import check_index
     from .papers.pulse import experiments as E
     from .pipeline.config import load_config, paper_config
 
     cfg = paper_config(load_config(args.profile), "pulse")
     if args.pool not in E.pool_names(cfg):
         raise ValueError(f"{args.pool!r} is not a pool of the {args.profile} profile here: {', '.join(E.pool_names(cfg))}")
+    run = E.check_run(cfg, args.method, args.run)  # every input checked before Step 1 (issue 76)
+    show_steps = check_index(args.show_steps, "--show-steps")
     if args.trace is not None and not args.trace.parent.is_dir():
         raise ValueError(f"cannot write {args.trace}: {args.trace.parent} is not a folder")
-    rows, trace = E.rerun(cfg, args.pool, args.method, args.run, device=args.device)
-    published = E.published_run(cfg, Path(args.results) / args.profile / "pulse" / "blocks", args.pool, args.method,
-                                args.run)
-    print(f"{args.method} run {args.run} on {args.pool} ({args.profile} profile), run seed {rows.run_seed.iloc[0]}, "
+    block = E.published_block(cfg, _results_dir(args.results) / args.profile / "pulse" / "blocks", args.pool,
+                              args.method, run)
+
+    def log(msg):
+        print(f"rerun: {msg}", file=sys.stderr, flush=True)
+
+    fit = E.cached_fit(cfg, args.pool, paths.cache_dir() / "fits" / args.profile, device=args.device, log=log)
+    log(f"run {run} of {args.method} on {args.pool}, alone")
+    rows, trace = E.rerun(cfg, args.pool, args.method, run, device=args.device, fit=fit)
+    published = E.published_run(cfg, block.parent, args.pool, args.method, run)
+    print(f"{args.method} run {run} on {args.pool} ({args.profile} profile), run seed {rows.run_seed.iloc[0]}, "
           f"streams {rows.streams.iloc[0]}: {len(trace)} steps")
     show = rows[["budget", "bandit_calls", "pick", "correct"]]
-    if published is not None and len(published):
+    complete = published is not None and len(published) == len(rows)
+    if complete:
         show = show.assign(published_pick=published.pick.to_numpy())
     print(show.to_string(index=False))
-    if published is None or not len(published):
-        print("no published table of this run here (its block is not under "
-              f"{Path(args.results) / args.profile / 'pulse' / 'blocks'})")
-    else:
-        same = bool((published.pick.to_numpy() == rows.pick.to_numpy()).all())
-        print("the published run: " + ("the same picks at every budget" if same else "DIFFERENT picks"))
     bandit = trace[trace.step > 0]
-    print("trace (models evaluated, in order): " + " ".join(map(str, bandit.model.head(args.show_steps)))
-          + (" ..." if len(bandit) > args.show_steps else ""))
+    print("trace (models evaluated, in order): " + " ".join(map(str, bandit.model.head(show_steps)))
+          + (" ..." if len(bandit) > show_steps else ""))
     if args.trace is not None:
         trace.to_csv(args.trace, index=False)
         print(f"wrote {args.trace} ({len(trace)} steps)")
-    return 0 if published is None or not len(published) or same else 1
+    if published is None:
+        print(f"no published table of this run to compare with: {block} is not there (give --results DIR, the "
+              "folder that holds <profile>/pulse/blocks/)")
+        return NOTHING_TO_COMPARE
+    if not complete:
+        print(f"no published table of this run to compare with: {block} was read, and it holds {len(published)} of "
+              f"the run's {len(rows)} rows (method {args.method}, run {run}, fit 0)")
+        return NOTHING_TO_COMPARE
+    same = bool((published.pick.to_numpy() == rows.pick.to_numpy()).all())
+    print(f"the published run ({block}): " + ("the same picks at every budget" if same else "DIFFERENT picks"))
+    return 0 if same else 1
 
 
 def _rerun_parser(sub) -> None:
@@ -679,12 +711,15 @@ def _rerun_parser(sub) -> None:
                        description="Rerun run RUN of METHOD on a PULSE pool exactly as its block ran it (every random "
                                    "number of a run comes from its own keyed stream), print its pick at every budget "
                                    "beside the published table's, and its trace. Fits Step 1 first (about a minute "
-                                   "on a paper pool). Exit 1 if the picks differ from the published ones.")
+                                   "on a paper pool; cached, so a second run of the same pool skips it). Exit 1 if the "
+                                   "picks differ from the published ones, 3 if there is no published run to compare "
+                                   "with (the file read is named), 2 on bad input.")
     p.add_argument("pool", help="a pool of the profile, e.g. bench2-gap0.01")
     p.add_argument("--run", type=int, required=True, help="the run's index (0 .. runs - 1)")
     p.add_argument("--method", default="pulse", help="one of the profile's PULSE methods (default pulse)")
     p.add_argument("--profile", default="paper", help="the profile whose table it is (default paper)")
-    p.add_argument("--results", default="results", help="the results folder (default results)")
+    p.add_argument("--results", default=None,
+                   help="the results folder (default: the checkout's results/, from any working directory)")
     p.add_argument("--trace", type=Path, default=None, help="write every step (calls, model, examples) to this CSV")
     p.add_argument("--show-steps", type=int, default=40, help="steps of the trace to print (default 40)")
     p.add_argument("--device", default=None)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .checks import MAX_SEED, check_index, check_seed
+
 #: SplitMix64's constants, as signed int64 (torch has no uint64 arithmetic)
 _GAMMA = 0x9E3779B97F4A7C15 - (1 << 64)
 _M1 = 0xBF58476D1CE4E5B9 - (1 << 64)
@@ -68,19 +70,23 @@ def _shape(shape) -> tuple:
     return tuple(int(s) for s in ((shape,) if isinstance(shape, (int, np.integer)) else shape))
 
 
-def run_seeds(seed: int, reps: int) -> np.ndarray:
-    """(R,) int64: ``seed`` for repetition 0, then 63-bit seeds drawn from numpy's ``SeedSequence((seed, r))``.
+def run_seeds(seed: int, reps: int, first: int = 0) -> np.ndarray:
+    """(R,) int64: the run seeds of runs [first, first + R) of a batched run with seed ``seed``: ``seed`` for run 0,
+    then 63-bit seeds drawn from numpy's ``SeedSequence((seed, r))`` for run r.
 
     Repetition r of a batched run with seed ``seed`` is the single run ``reps=1, seed=run_seeds(seed, R)[r]``. The
-    first is ``seed`` itself, so ``reps=1, seed=s`` is its own run 0, and the list is prefix-stable (the first R' of
-    ``run_seeds(s, R)`` are ``run_seeds(s, R')``)."""
-    seed, reps = int(seed), int(reps)
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
+    first is ``seed`` itself, so ``reps=1, seed=s`` is its own run 0; run r's seed depends on (seed, r) alone, so the
+    list is prefix-stable (the first R' of ``run_seeds(s, R)`` are ``run_seeds(s, R')``) and a deep block costs what
+    its own runs cost (``run_seeds(s, R, first=a)`` is ``run_seeds(s, a + R)[a:]`` without the first a). ``seed`` and
+    ``first`` are integers in [0, 2^63 - 1] (:func:`paperlib.checks.check_seed`)."""
+    seed = check_seed(seed)
+    reps = check_index(reps, "reps", low=1)
+    first = check_index(first, "first_run")
+    if first + reps - 1 > MAX_SEED:
+        raise ValueError(f"runs [{first}, {first + reps}) go past the largest run index {MAX_SEED}")
     out = np.empty(reps, dtype=np.int64)
-    out[0] = seed
-    for r in range(1, reps):  # once per run, not in a hot path
-        out[r] = int(np.random.SeedSequence((seed & (2**63 - 1), r)).generate_state(1, np.uint64)[0] >> 1)
+    for i, r in enumerate(range(first, first + reps)):  # once per run, not in a hot path
+        out[i] = seed if r == 0 else int(np.random.SeedSequence((seed, r)).generate_state(1, np.uint64)[0] >> 1)
     return out
 
 
@@ -93,20 +99,16 @@ class RunBlock:
     first: int
 
     def __post_init__(self):
-        for name in ("seed", "first"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        object.__setattr__(self, "first", check_index(self.first, "first_run"))
 
 
 def run_keys(seed, reps: int) -> np.ndarray:
     """(R,) the run seeds of a policy's repetitions: ``run_seeds(seed, R)``, or runs [first, first + R) of a
-    :class:`RunBlock`."""
+    :class:`RunBlock` (computed for those runs alone)."""
     if isinstance(seed, RunBlock):
-        return run_seeds(seed.seed, seed.first + int(reps))[seed.first :]
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return run_seeds(int(seed), reps)
+        return run_seeds(seed.seed, int(reps), first=seed.first)
+    return run_seeds(seed, reps)
 
 
 class KeyedStream:

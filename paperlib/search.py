@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .checks import check_score, write_atomic
+from .checks import check_score, check_seed, write_atomic
 from .progress import progress_bar
 from .study import Study, journal_meta
 
@@ -283,6 +283,7 @@ def run_search(models, examples, scorer: Scorer, journal, *, method: str = "ucbe
     """
     if workers < 1 or retries < 0 or max_failures < 0:
         raise ValueError("--workers must be >= 1, --retries and --max-failures >= 0")
+    seed = check_seed(seed, "--seed")  # an integer in [0, 2^63 - 1], before any call (issue 76)
     if stop not in ("certified", "budget"):
         raise ValueError(f"--stop must be 'certified' or 'budget', got {stop!r}")
     if not 1 <= top_k < len(models):

@@ -46,7 +46,7 @@ from pathlib import Path
 import torch
 
 from . import __version__
-from .checks import check_delta, check_scalar, check_score
+from .checks import check_delta, check_scalar, check_score, check_seed
 from .confseq import WoRMeanCS, certify, certify_top_k
 from .journal import JournalError, JournalInUse, JournalStorage, lock_journal, peek  # noqa: F401 (re-exported)
 from .pickling import KeepsViews
@@ -199,7 +199,7 @@ class Study(KeepsViews):
         self._spend = [0.0] * n
         self._costed = self._uncosted = 0
         self.models, self.examples = models, examples
-        self.method, self.params, self.seed, self.delta = method, dict(params), int(seed), float(delta)
+        self.method, self.params, self.seed, self.delta = method, dict(params), check_seed(seed), float(delta)
         self.epsilon = float(epsilon)
         self.policy = make_policy(method, n, m, budget, reps=1, seed=self.seed, device=device, **policy_params,
                                   **prior_data)

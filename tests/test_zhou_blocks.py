@@ -30,7 +30,7 @@ def test_block_sizes_cover_every_repetition_once():
     assert E.n_blocks(cfg(rep_block=3)) == 3
     own = cfg(rep_block=3, rep_block_by_method={"ucbe": 7})  # ucbe's 7 runs as one block of their own
     assert E.rep_blocks(own, "ucbe") == [7] and E.rep_blocks(own, "row-mean") == [3] and E.n_blocks(own) == 1
-    with pytest.raises(ValueError, match="block must lie"):
+    with pytest.raises(ValueError, match="block must be an integer in"):
         E.run_block(cfg(rep_block=3), "synth_tiny", 3, device="cpu", progress=False)
 
 

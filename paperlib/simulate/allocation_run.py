@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..checks import check_scalar
+from ..checks import check_index, check_seed
 from ..device import get_device
 from ..keyed import STREAMS, KeyedStream, RunBlock
 from ..metrics import wce
@@ -71,7 +71,7 @@ class JudgeResult:
     def run_seeds(self) -> np.ndarray:
         """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`): runs [first_run, first_run +
         R) of the batched run with seed ``seed``."""
-        return run_seeds(self.seed, self.first_run + self.reps)[self.first_run :]
+        return run_seeds(self.seed, self.reps, first=self.first_run)
 
     def errors(self) -> np.ndarray:
         return np.abs(self.estimates - self.true_means[None, None, :])
@@ -133,7 +133,8 @@ def run_judge(method: str, judge: Judge, budgets, reps: int = 1, seed: int = 0, 
     bs = _check_budgets(budgets, K)
     B = bs[-1]
     t_start = time.perf_counter()
-    first_run = check_scalar(first_run, "first_run", int, low=0)
+    seed, first_run = check_seed(seed), check_index(first_run, "first_run")  # before any work (issue 76)
+    reps = check_index(reps, "reps", low=1)
     runs = RunBlock(seed, first_run) if first_run else seed
     draw_gen = KeyedStream.for_runs(runs, reps, purpose=JUDGE_DRAWS, device=dev)  # run r's judge draws, its own
     if spec.needs_scale and "scale" not in params:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checks import check_delta, check_scalar
+from ..checks import check_delta, check_index, check_scalar, check_seed
 from ..confseq import WoRMeanCS, certify
 from ..confseq_prior import PriorAssistedCS
 from ..costs import check_costs
@@ -80,7 +80,7 @@ class SimResult:
     def run_seeds(self) -> np.ndarray:
         """(R,) each repetition's own seed (:func:`paperlib.simulate.seeds.run_seeds`): runs [first_run, first_run +
         R) of the batched run with seed ``seed``."""
-        return run_seeds(self.seed, self.first_run + self.reps)[self.first_run :]
+        return run_seeds(self.seed, self.reps, first=self.first_run)
 
     @property
     def true_best(self) -> int:
@@ -246,6 +246,9 @@ def simulate(
     elif METHODS[parse(method)[0]].takes_prior:
         raise ValueError(f"{method} needs prior= (other models' scores on the examples) or predictions=")
     budgets = sorted({int(b) for b in np.atleast_1d(budgets)})
+    # the run's identity before any work (issue 76): integers only, in [0, 2^63 - 1]; a deep block costs its own runs
+    seed, first_run = check_seed(seed), check_index(first_run, "first_run")
+    reps = check_index(reps, "reps", low=1)
     if costs is not None:
         costs = check_costs(costs, matrix.shape[0], examples=matrix.shape[1])
     if delta is not None:
@@ -271,7 +274,6 @@ def simulate(
                                    costs, first_run)
     dev = get_device(device)
     t0 = time.perf_counter()
-    first_run = check_scalar(first_run, "first_run", int, low=0)
     policy = make_policy(method, n, m, budgets[-1], reps=reps, seed=RunBlock(seed, first_run) if first_run else seed,
                          device=dev, **params)
     cs = None

@@ -11,7 +11,7 @@ from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
 from ...simulate import budgets_from_fracs, simulate
-from ...simulate.blocks import block_ranges
+from ...simulate.blocks import block_ranges, check_block
 from ...stats import clopper_pearson
 
 SPLIT = " (test half)"  #: suffix of a matrix's key in the tables when only its seeded test half of the models ran
@@ -86,15 +86,16 @@ def dataset_block(cfg: dict, name: str, block: int, device=None, progress: bool 
     every budget and whether it is in the true best set. The seeds are :func:`dataset_accuracy`'s and every random
     number of run r comes from its own keyed stream (``simulate``'s ``first_run``), so the blocks are exactly the runs
     of one batch; :func:`accuracy_from_runs` turns them into the same table."""
+    block = check_block(block, len(dataset_blocks(cfg)), f"the race on {name}")  # before any work (issue 76)
     d_i = list(cfg["datasets"]).index(name)
     mat = datasets.load(name)
     budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
     frames = []
     for i, meth in enumerate(cfg["methods"]):
         ranges = block_ranges(method_reps(meth, cfg), cfg.get("rep_block"))
-        if (methods is not None and meth not in methods) or not 0 <= int(block) < len(ranges):
+        if (methods is not None and meth not in methods) or block >= len(ranges):  # a method with fewer blocks
             continue
-        a, b = ranges[int(block)]
+        a, b = ranges[block]
         res = simulate(meth, mat, budgets, reps=b - a, seed=int(cfg["seed"]) + 1000 * d_i + i, first_run=a,
                        device=device, progress=progress, **method_params(meth, cfg))
         C, R = res.best.shape

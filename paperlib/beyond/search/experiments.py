@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import data as datasets
 from ...simulate import simulate
-from ...simulate.blocks import block_ranges
+from ...simulate.blocks import block_range, block_ranges, check_block
 from ...stats import clopper_pearson, median_interval
 
 RUN_COLUMNS = ("dataset", "kind", "n", "m", "method", "rep", "calls", "frac", "certified", "right", "top_gap", "oracle",
@@ -56,7 +56,7 @@ def gaussian_bound_fraction(scores, delta: float) -> float:
 
 def run_range(reps: int, cfg: dict, block: int | None) -> tuple[int, int]:
     """Runs [a, b) of block ``block`` of ``reps`` runs in blocks of ``cfg["rep_block"]`` (all of them for None)."""
-    return (0, int(reps)) if block is None else block_ranges(int(reps), cfg.get("rep_block"))[int(block)]
+    return (0, int(reps)) if block is None else block_range(int(reps), cfg.get("rep_block"), block, "certified search")
 
 
 def search_blocks(cfg: dict, which: str | None = None) -> list[int]:
@@ -79,8 +79,9 @@ def certified_runs(cfg: dict, device=None, progress: bool = False, block: int | 
     (:func:`search_blocks`); keyed streams make the blocks' rows exactly those of all the runs at once.
     """
     rows = []
-    if block is not None and int(block) >= len(block_ranges(int(cfg["reps"]), cfg.get("rep_block"))):
-        return pd.DataFrame(columns=RUN_COLUMNS)
+    if block is not None:  # a block of the profile's (search_blocks) past the certified runs' own ones: no row
+        if check_block(block, len(search_blocks(cfg)), "certified search") >= len(search_blocks(cfg, "certified")):
+            return pd.DataFrame(columns=RUN_COLUMNS)
     a, b = run_range(int(cfg["reps"]), cfg, block)
     names = [d for d in cfg["datasets"] if datasets.available(d)]
     for d_i, name in enumerate(names):
@@ -189,8 +190,9 @@ def prior_runs(cfg: dict, device=None, progress: bool = False, block: int | None
     only runs [a, b) of that block, :func:`search_blocks`)."""
     p = cfg["prior"]
     names = [d for d in p["datasets"] if datasets.available(d)]
-    if block is not None and int(block) >= len(block_ranges(int(p["reps"]), cfg.get("rep_block"))):
-        return pd.DataFrame(columns=PRIOR_RUN_COLUMNS)
+    if block is not None:  # a block of the profile's (search_blocks) past the prior runs' own ones: no row
+        if check_block(block, len(search_blocks(cfg)), "certified search") >= len(search_blocks(cfg, "prior")):
+            return pd.DataFrame(columns=PRIOR_RUN_COLUMNS)
     a, b = run_range(int(p["reps"]), cfg, block)
     frames = [prior_runs_of(d, b - a, float(cfg["delta"]), int(p["candidates"]), int(cfg["seed"]), device,
                             progress, first_run=a) for d in names]

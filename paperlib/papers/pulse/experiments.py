@@ -13,13 +13,14 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...checks import check_index
 from ...data.pools import PoolInstance, make_pool
 from ...device import describe, get_device
 from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
 from ...policies import METHODS, label, parse
 from ...simulate import simulate
-from ...simulate.blocks import block_ranges
+from ...simulate.blocks import block_ranges, check_block
 
 
 def pool_names(cfg: dict) -> list[str]:
@@ -132,6 +133,7 @@ def fit_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
     :func:`run_block`, the ``fit`` column saying which fit."""
     if int(fit.get("index", 0)) < 1:
         raise ValueError("an extra fit has index >= 1 (fit 0 is the pool's own blocks)")
+    check_block(block, len(fit_blocks(cfg)), f"the extra fits of pool {name}")
     return run_block(fit_runs_config(cfg), name, block, fit, device=device, progress=progress,
                      methods=list(cfg["fits"]["methods"]))
 
@@ -212,6 +214,7 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
     of each method's batch (:func:`block_runs`; ``methods``: only these), each run's pick at every budget. Keyed
     streams make the rows those of the same runs in one batch (:func:`paperlib.simulate.simulate`'s
     ``first_run``)."""
+    block = check_block(block, len(pool_blocks(cfg)), f"pool {name}")  # before any work (issue 76)
     inst = inst or build_instance(cfg, name)
     if int(fit["split_seed"]) != inst.seed:
         raise ValueError(f"the fit was made on another split of {name} (split seed {fit['split_seed']}, the pool's "
@@ -222,7 +225,7 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
     best = inst.test.means >= inst.test.means.max()
     frames = []
     for meth in cfg["methods"]:
-        ab = block_runs(cfg, meth, int(block))
+        ab = block_runs(cfg, meth, block)
         if ab is None or (methods is not None and meth not in methods):
             continue
         kw = method_params(cfg, meth, fit)
@@ -236,6 +239,8 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
             "pick": res.best.ravel(), "correct": best[res.best.ravel()].astype(int), "block_wall_s": res.wall_s,
             "block_reps": R, "fit": int(fit.get("index", 0)), "fit_rank": int(fit["rank"]),
             "fit_lam": float(fit["lam"]), "fit_s": float(fit["fit_s"]), "machine": machine, "streams": res.streams}))
+    if not frames:  # no method asked for has runs in this block
+        return pd.DataFrame(columns=RUN_COLUMNS)
     return pd.concat(frames, ignore_index=True)[RUN_COLUMNS]
 
 
@@ -291,11 +296,7 @@ def rerun(cfg: dict, name: str, method: str, run: int, device=None, fit: dict | 
     evaluated and the examples it drew). ``fit``: the pool's Step 1 (:func:`fit_pool`, fitted here when None)."""
     inst = inst or build_instance(cfg, name)
     fit = fit or fit_pool(cfg, name, device=device)
-    if method not in cfg["methods"]:
-        raise ValueError(f"{method!r} is not one of the profile's methods {cfg['methods']}")
-    R = method_reps(cfg, method)
-    if not 0 <= int(run) < R:
-        raise ValueError(f"{method} has runs 0..{R - 1} on every pool, not {run}")
+    run = check_run(cfg, method, run)
     n, m = inst.test.shape
     warm, bs = budgets(cfg, n, m)
     kw = method_params(cfg, method, fit)
@@ -315,15 +316,59 @@ def rerun(cfg: dict, name: str, method: str, run: int, device=None, fit: dict | 
     return rows, pd.DataFrame(steps)
 
 
+def published_block(cfg: dict, blocks_dir, name: str, method: str, run: int) -> Path:
+    """The committed table that holds ``run`` of ``method`` on pool ``name``: its block's file under ``blocks_dir``."""
+    block = int(run) // int(cfg.get("rep_block") or method_reps(cfg, method))
+    return Path(blocks_dir) / f"{name}.b{block}.csv.gz"
+
+
 def published_run(cfg: dict, blocks_dir, name: str, method: str, run: int) -> pd.DataFrame | None:
     """The committed rows of ``run`` of ``method`` on pool ``name`` (its block's table under ``blocks_dir``), or None
-    when that block is not there."""
-    block = int(run) // int(cfg.get("rep_block") or method_reps(cfg, method))
-    path = Path(blocks_dir) / f"{name}.b{block}.csv.gz"
+    when that block is not there (an empty table when the block is there without the run's rows)."""
+    path = published_block(cfg, blocks_dir, name, method, run)
     if not path.exists():
         return None
     t = pd.read_csv(path)
     return t[(t.method == method) & (t.run == int(run)) & (t.fit == 0)].reset_index(drop=True)
+
+
+def check_run(cfg: dict, method: str, run) -> int:
+    """``run`` as a run index of ``method`` on every pool of the profile: an integer in [0, runs), before any work."""
+    if method not in cfg["methods"]:
+        raise ValueError(f"{method!r} is not one of the profile's methods {cfg['methods']}")
+    R = method_reps(cfg, method)
+    return check_index(run, "--run", high=R, what=f"{method} has runs 0 .. {R - 1} on every pool")
+
+
+def fit_key(cfg: dict, name: str, index: int = 0) -> str:
+    """What Step 1's fit on pool ``name`` depends on, as a short digest (the name of its cached file): the pool's
+    construction (seed, pool size, gap tolerance, questions), the fit's configuration and the fit's index."""
+    import hashlib
+    import json
+
+    ds, _ = parse_pool(name)
+    f = fit_config(cfg, ds)
+    what = {"pool": name, "seed": int(cfg["seed"]), "pool_size": cfg.get("pool_size"), "gap_tol": cfg.get("gap_tol"),
+            "n_questions": cfg.get("n_questions"), "fit": [f.rank, f.lam, f.lr, f.steps], "index": int(index)}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_fit(cfg: dict, name: str, cache: Path, device=None, log=None) -> dict:
+    """Step 1 on pool ``name`` (:func:`fit_pool`, the authors' one fit), read from ``cache`` when a fit with the same
+    :func:`fit_key` is there, else fitted and saved there (``paperlib rerun`` pays for Step 1 once per pool)."""
+    path = Path(cache) / f"{name}.fit0.{fit_key(cfg, name)}.npz"
+    if path.exists():
+        if log:
+            log(f"Step 1 of {name}: the cached fit {path}")
+        return load_fit(path)
+    if log:
+        log(f"Step 1 of {name}: fitting V on the train split (about a minute on a paper pool; cached in {path.parent})")
+    fit = fit_pool(cfg, name, device=device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    save_fit(tmp, fit)
+    tmp.replace(path)
+    return fit
 
 
 def authors_runs(path) -> pd.DataFrame:

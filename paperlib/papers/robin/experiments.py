@@ -27,7 +27,7 @@ from ...policies import METHODS, label, method_id
 from ...policies import parse as parse_id
 from ...policies.allocation import warmup_rounds
 from ...simulate import CategoricalJudge, PoolJudge, judge_from, run_judge, synthetic_judge
-from ...simulate.blocks import block_ranges
+from ...simulate.blocks import block_range, block_ranges
 
 PAPER_K, PAPER_B = 1017, 100_000
 UNIFORM, ROBIN = "uniform", "robin"
@@ -99,7 +99,8 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True, block: in
     """Every method on one cell: WCE, MAE and human correlations per budget and repetition. ``block``: only runs
     [a, b) of block ``block`` (:func:`cell_blocks`); every random number of run r comes from its own keyed stream
     (``run_judge``'s ``first_run``), so the blocks concatenated are exactly the rows of all the runs at once."""
-    a, b = (0, int(cfg["reps"])) if block is None else block_ranges(int(cfg["reps"]), cfg.get("rep_block"))[int(block)]
+    a, b = (0, int(cfg["reps"])) if block is None else block_range(int(cfg["reps"]), cfg.get("rep_block"), block,
+                                                                    f"cell {cell}")
     judge = make_judge(cell, cfg, device)
     B = int(round(full_budget(judge.K) * float(cfg.get("budget_scale", 1.0))))
     budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})

@@ -13,7 +13,7 @@ from ... import data
 from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table, settle_table
 from ...policies import METHODS, label, parse
 from ...simulate import budgets_from_fracs, simulate
-from ...simulate.blocks import block_ranges
+from ...simulate.blocks import block_ranges, check_block
 
 MAIN_METRIC = "top1 gap eps=0.01"
 
@@ -57,8 +57,7 @@ def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = Tr
 
     Returns (metrics table with a ``block`` column, settling budgets with repetitions numbered across blocks).
     """
-    if not 0 <= int(block) < n_blocks(cfg):
-        raise ValueError(f"block must lie in [0, {n_blocks(cfg)}) for this profile, got {block}")
+    block = check_block(block, n_blocks(cfg), f"Figure 3 on {name}")  # integers only, in range (issue 76)
     unknown = set(methods or ()) - set(cfg["methods"])
     if unknown:
         raise ValueError(f"methods {sorted(unknown)} are not among Figure 3's {cfg['methods']}")
