@@ -27,6 +27,7 @@ setup: $(VENV)/.installed
 # JupyterLab on the notebooks' index (bound to this machine only; root allowed, as in a container)
 LAB_PORT ?= 8888
 lab: setup
+	@$(PY) -m paperlib.pipeline.lab_port "$(LAB_PORT)"
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --no-browser --allow-root \
 	  --ServerApp.root_dir=$(CURDIR) notebooks/index.ipynb
 

@@ -119,9 +119,45 @@ def write(claims: list[Claim], path: str | Path) -> None:
             w.writerow(asdict(c))
 
 
+class LedgerError(ValueError):
+    """A ledger file that cannot be read as one: the message names the file, the row and the problem (one line)."""
+
+
 def read(path: str | Path) -> list[Claim]:
-    with open(path, newline="") as fh:
-        return [Claim(**{k: row.get(k, "") for k in COLUMNS}) for row in csv.DictReader(fh)]
+    """The rows of a ledger or a fragment, checked (issue 76, item 4): a file that is not UTF-8 text, has no header,
+    lacks a column of :data:`COLUMNS`, or has a row with an unknown verdict or a bad id is refused with
+    :class:`LedgerError`, naming the file, the row (its line in the file) and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LedgerError(f"{path}: not a ledger (not UTF-8 text: byte {exc.start})") from None
+    if "\0" in text:
+        raise LedgerError(f"{path}: not a ledger (binary data: a NUL byte at character {text.index(chr(0))})")
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    try:
+        header = reader.fieldnames
+    except csv.Error as exc:
+        raise LedgerError(f"{path}: not a CSV ledger ({exc})") from None
+    if not header:
+        raise LedgerError(f"{path}: empty (a ledger has the header {','.join(COLUMNS)} and one row per claim)")
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise LedgerError(f"{path}: no column {', '.join(missing)} (a ledger has {','.join(COLUMNS)})")
+    rows = []
+    try:
+        for i, row in enumerate(reader):
+            line = reader.line_num
+            if None in row or any(row.get(k) is None for k in COLUMNS):
+                raise LedgerError(f"{path}, line {line} (row {i + 1}): {len(header)} columns in the header, another "
+                                  "number in this row")
+            try:
+                rows.append(Claim(**{k: row[k] for k in COLUMNS}))
+            except ValueError as exc:
+                raise LedgerError(f"{path}, line {line} (row {i + 1}, claim {row['claim']!r}): {exc}") from None
+    except csv.Error as exc:
+        raise LedgerError(f"{path}, line {reader.line_num}: not a CSV row ({exc})") from None
+    return rows
 
 
 def to_markdown(claims: list[Claim], run_on: str | None = None) -> str:

@@ -185,3 +185,107 @@ def test_rerun_refuses_bad_runs_and_step_counts_before_step_1(args, msg, capsys,
     rc = main(["rerun", pool, "--profile", "smoke", *args])
     err = capsys.readouterr().err
     assert rc == 2 and one_line(err) and msg in err, err
+
+
+# ---- item 4: the report builder on a broken ledger -------------------------------------------------------------------
+
+def _ledger_rows():
+    from paperlib.paths import ROOT
+
+    return (ROOT / "figures" / "quick" / "claims.csv").read_text().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("case, msg", [
+    ("empty", "claims.csv: empty"),
+    ("no verdict column", "claims.csv: no column verdict"),
+    ("unknown verdict", "claims.csv, line 3 (row 2, claim "),
+    ("binary", "claims.csv: not a ledger (not UTF-8 text"),
+    ("nul bytes", "claims.csv: not a ledger (binary data"),
+    ("short row", "claims.csv, line 2 (row 1): 6 columns in the header, another number in this row"),
+])
+def test_the_report_builder_refuses_a_broken_ledger_in_one_line(case, msg, tmp_path, capsys):
+    import csv
+    import io
+
+    from paperlib.pipeline import book
+
+    rows = list(csv.DictReader(io.StringIO("".join(_ledger_rows()))))[:3]
+    out = io.StringIO()
+    if case == "no verdict column":
+        w = csv.DictWriter(out, [k for k in rows[0] if k != "verdict"], extrasaction="ignore")
+    else:
+        w = csv.DictWriter(out, list(rows[0]))
+    w.writeheader()
+    if case == "unknown verdict":
+        rows[1]["verdict"] = "maybe"
+    w.writerows(rows)
+    text = {"empty": "", "binary": None, "nul bytes": out.getvalue()[:200] + "\0\0" + out.getvalue()[200:],
+            "short row": "paper,claim,statement,evidence,measured,verdict\nZhou et al. 2025,zhou-x,holds\n"}.get(
+        case, out.getvalue())
+    f = tmp_path / "claims.csv"
+    if text is None:
+        f.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    else:
+        f.write_text(text)
+    rc = book.main(["--profile", "quick", "--figures", str(tmp_path), "--out", str(tmp_path / "site"),
+                    "--work", str(tmp_path / "w"), "--pdf", "no"])
+    err = capsys.readouterr().err
+    assert rc == 2 and one_line(err) and msg in err, err
+    if case == "unknown verdict":
+        assert "got 'maybe'" in err
+
+
+# ---- item 5: configuration typos -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("edit, msg", [
+    (lambda c: c["pulse"]["fits"].update(pools=["bench1-ful"]), ("pulse.fits.pools", "'bench1-ful' is not a pool")),
+    (lambda c: c["pulse"]["fits"].update(methods=["plse"]), ("pulse.fits.methods", "'plse'")),
+    (lambda c: c["pulse"]["reps_by_method"].update({"pulse:convention=papr": 10}), ("pulse.reps_by_method", "'pulse:convention=papr'")),
+    (lambda c: c["pulse"]["fit"].update(bench3={"rank": 8, "lam": 0.01, "lr": 0.01, "steps": 10}), ("pulse.fit", "'bench3'")),
+    (lambda c: c["zhou"]["reps"].update(ucbee=5), ("zhou.reps", "'ucbee'")),
+    (lambda c: c["search"]["prior"].update(datasets=["alpacaeval3"]), ("search.prior.datasets", "'alpacaeval3'")),
+    (lambda c: c["race"].update(methods=["ucbe", "sysrss"]), ("race.methods", "'sysrss'")),
+    (lambda c: c["search"].update(methods=["lucbb"]), ("search.methods", "'lucbb'")),
+])
+def test_a_misspelled_name_in_a_profile_is_refused_when_it_loads(edit, msg):
+    import yaml
+
+    from paperlib import paths
+    from paperlib.pipeline.config import ConfigError, validate
+
+    cfg = yaml.safe_load((paths.CONFIG_DIR / "paper.yaml").read_text())
+    validate(cfg)  # the shipped profile loads
+    edit(cfg)
+    cfg["profile"] = "paper_custom"  # (not the shipped name, whose results a different run may not overwrite)
+    with pytest.raises(ConfigError) as e:
+        validate(cfg)
+    key, name = msg  # the key (the schema's own message adds the list index) and the name
+    assert key in str(e.value) and name in str(e.value) and len(str(e.value).splitlines()) == 1
+
+
+# ---- item 6: make lab's port -----------------------------------------------------------------------------------------
+
+def test_make_lab_refuses_a_port_out_of_range_and_names_who_holds_a_taken_one():
+    import os
+    import socket
+
+    from paperlib.pipeline.lab_port import check_port
+
+    for bad in ("70000", "0", "-1", "88a", "", "8888.0"):
+        with pytest.raises(ValueError, match=r"LAB_PORT must be an integer in \[1, 65535\]"):
+            check_port(bad)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(ValueError) as e:
+            check_port(str(port))
+    assert f"LAB_PORT {port} is taken by pid {os.getpid()}" in str(e.value)
+    assert check_port(str(port)) == port  # free again once closed
+
+
+def test_the_makefile_checks_the_port_before_jupyterlab_starts():
+    from paperlib.paths import ROOT
+
+    lab = (ROOT / "Makefile").read_text().split("\nlab: setup\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert "paperlib.pipeline.lab_port" in lab[0] and "jupyter lab" in lab[1]

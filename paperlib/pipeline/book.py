@@ -39,7 +39,8 @@ import yaml
 
 from .. import paths
 from ..decide import Verdict
-from ..ledger import Claim
+from ..ledger import Claim, LedgerError
+from ..ledger import read as read_ledger
 from .bibliography import BIB
 from .book_cards import (
     CODE_MODULES,
@@ -664,12 +665,16 @@ def source_tree(profile: str, figures: Path, executed: Path, config: dict | None
         if nb.stem in wanted and has_outputs(nb):
             prepare_notebook(nb, src / "notebooks" / nb.name)
             in_book.add(nb.stem)
-    ctx = Context(profile, figures, executed, src, config, load_claims(claims_csv), in_book, claim_code(),
-                  structure=structure)
+    try:
+        claims = load_claims(claims_csv)
+        frags = {frag: read_ledger(frag) for frag in sorted((executed.parent / "claims").glob("*.csv"))}
+    except LedgerError as exc:
+        raise BookError(str(exc)) from None
+    ctx = Context(profile, figures, executed, src, config, claims, in_book, claim_code(), structure=structure)
     wrote = {}  # claim id -> the rule whose ledger fragment holds it
-    for frag in sorted((executed.parent / "claims").glob("*.csv")):
-        for cid in pd.read_csv(frag, usecols=["claim"]).claim:
-            wrote[cid] = frag.stem
+    for frag, rows in frags.items():
+        for c in rows:
+            wrote[c.claim] = frag.stem
     for ch in structure["chapters"]:
         by_rule = {s["rule"]: s["notebook"] for s in ch["sections"] if s.get("rule")}
         sections = [s["notebook"] for s in ch["sections"] if s.get("notebook")]

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from ..ledger import Claim
 
 MACHINE_PATH = re.compile(r"(/tmp/|/work/|/home/|/root/|/Users/)")  # what a reader must never see
@@ -59,8 +57,11 @@ def fill(text: str, config: dict | None) -> str:
 
 
 def load_claims(csv: Path) -> list[Claim]:
-    df = pd.read_csv(csv, dtype=str).fillna("")
-    return [Claim(r.paper, r.claim, r.statement, r.evidence, r.measured, r.verdict) for r in df.itertuples(index=False)]
+    """The ledger's rows, checked (:func:`paperlib.ledger.read`: a broken file is one line naming the file, the row
+    and the problem)."""
+    from ..ledger import read
+
+    return read(csv)
 
 
 def shorten(text: str, limit: int = 240) -> str:

@@ -206,7 +206,56 @@ def check_semantics(cfg: dict) -> None:
         if pool not in declared:
             raise ConfigError(f"config: pulse.theory.bandit.pools: '{pool}' is not a pool of this profile "
                               f"(choose from {sorted(declared)})")
+    _names(cfg, reg, declared)
     _shipped_settings(cfg)
+
+
+def _method_names():
+    """The registered method names (:data:`paperlib.policies.METHODS`) and the parser of ``name:key=value``
+    variants, or None where the engine is not installed (the report's light environment reads profiles without
+    torch; the workflow and the notebooks, which run methods, always check them)."""
+    try:
+        from ..policies import METHODS, parse
+    except ImportError:
+        return None
+    return set(METHODS), parse
+
+
+def _names(cfg: dict, reg, pools) -> None:
+    """Every name a profile gives that must match a pool, a dataset or a method (issue 76, item 5): a misspelled one
+    would silently drop the jobs it names (``pulse.fits.pools: [bench1-ful]`` planned the same jobs as no extra
+    fits). Each error names the key, the name and what it may be."""
+    p, z = cfg["pulse"], cfg["zhou"]
+
+    def among(key, names, allowed, what):
+        for name in names:
+            if name not in allowed:
+                raise ConfigError(f"config: {key}: '{name}' is not {what} (choose from {', '.join(sorted(allowed))})")
+
+    fits = p.get("fits") or {}
+    among("pulse.fits.pools", fits.get("pools", []), pools, "a pool of this profile")
+    among("pulse.fits.methods", fits.get("methods", []), p["methods"], "one of pulse.methods")
+    among("pulse.reps_by_method", p.get("reps_by_method", {}), p["methods"], "one of pulse.methods")
+    among("pulse.fit", [k for k in p.get("fit", {}) if k != "default"], p["datasets"], "one of pulse.datasets")
+    among("zhou.reps", z["reps"], z["methods"], "one of zhou.methods")
+    among("zhou.rep_block_by_method", z.get("rep_block_by_method") or {}, z["methods"], "one of zhou.methods")
+    prior = (cfg["search"].get("prior") or {}).get("datasets", [])
+    among("search.prior.datasets", prior, set(reg), "a registered dataset (paperlib/data/registry.yaml)")
+    known = _method_names()
+    if known is None:
+        return
+    names, parse = known
+    race = cfg["race"]
+    for key, methods in (("zhou.methods", z["methods"]), ("pulse.methods", p["methods"]),
+                         ("search.methods", cfg["search"]["methods"]), ("race.methods", race["methods"]),
+                         ("race.split.methods", (race.get("split") or {}).get("methods", []))):
+        for m in methods:
+            try:
+                base = parse(m)[0]
+            except (ValueError, KeyError) as exc:
+                raise ConfigError(f"config: {key}: '{m}': {exc}") from None
+            if base not in names:
+                raise ConfigError(f"config: {key}: unknown method '{m}' (`paperlib methods` lists them)")
 
 
 def load_config(path_or_name: str | Path) -> dict:

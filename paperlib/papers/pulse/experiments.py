@@ -342,14 +342,23 @@ def check_run(cfg: dict, method: str, run) -> int:
 
 def fit_key(cfg: dict, name: str, index: int = 0) -> str:
     """What Step 1's fit on pool ``name`` depends on, as a short digest (the name of its cached file): the pool's
-    construction (seed, pool size, gap tolerance, questions), the fit's configuration and the fit's index."""
+    construction (seed, pool size, gap tolerance, questions), the fit's configuration and index, and the source of the
+    code that builds pools and fits (a change to it is a new key, never a stale fit)."""
     import hashlib
     import json
+
+    from ... import lowrank
+    from ...data import pools
+
+    code = hashlib.sha256()
+    for f in sorted(Path(lowrank.__file__).parent.glob("*.py")) + [Path(pools.__file__)]:
+        code.update(f.read_bytes())
 
     ds, _ = parse_pool(name)
     f = fit_config(cfg, ds)
     what = {"pool": name, "seed": int(cfg["seed"]), "pool_size": cfg.get("pool_size"), "gap_tol": cfg.get("gap_tol"),
-            "n_questions": cfg.get("n_questions"), "fit": [f.rank, f.lam, f.lr, f.steps], "index": int(index)}
+            "n_questions": cfg.get("n_questions"), "fit": [f.rank, f.lam, f.lr, f.steps], "index": int(index),
+            "code": code.hexdigest()}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
