@@ -117,11 +117,13 @@ def test_committed_notebooks_print_the_committed_ledgers_verdicts():
 def test_no_committed_row_hides_a_failing_rule_under_another_verdict():
     """Issue 57: where a row's own rule says "fails" but nothing excludes our error, the verdict is "not reproduced"
     (never "inconclusive", which says the intervals allow both answers), and every such row names its open question."""
-    from pathlib import Path
-
     from paperlib.ledger import NOT_REPRODUCED_LEAD, read
+    from paperlib.paths import ROOT
+    from paperlib.pipeline.config import COMMITTED
 
-    for ledger in sorted(Path("figures").glob("*/claims.csv")):
+    ledgers = sorted((ROOT / "figures").glob("*/claims.csv"))  # from the repository root, wherever pytest runs
+    assert {p.parent.name for p in ledgers} >= set(COMMITTED), ledgers
+    for ledger in ledgers:
         for c in read(ledger):
             assert "Fails in our run" not in c.measured, (ledger, c.claim)
             assert (NOT_REPRODUCED_LEAD in c.measured) == (c.verdict == "not reproduced"), (ledger, c.claim, c.verdict)

@@ -321,9 +321,13 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
                 for path in files:
                     assert f'id="fig-{path.stem.replace("_", "-")}"' in html, f"{ch['id']}: {path.name} not shown"
     assert got["images"] >= 20 and got["links"] > 500
-    for cid in claims.claim:  # every row is shown in a chapter, once
-        hits = [p for p in ("zhou", "pulse", "robin", "beyond") if f'id="claim-{cid}"' in (out / f"{p}.html").read_text()]
+    pages = {p: (out / f"{p}.html").read_text() for p in ("zhou", "pulse", "robin", "beyond")}
+    for cid, verdict in zip(claims.claim, claims.verdict, strict=True):  # every row is shown in a chapter, once,
+        hits = [p for p, html in pages.items() if f'id="claim-{cid}"' in html]  # with the ledger's verdict
         assert len(hits) == 1, f"{cid} is shown in {hits}"
+        card = pages[hits[0]].split(f'id="claim-{cid}"', 1)[1].split('id="claim-', 1)[0]
+        shown = re.findall(r'class="verdict verdict-([a-z-]+)"', card)
+        assert shown[:1] == [verdict.replace(" ", "-")], f"{cid}: the card shows {shown[:1]}, the ledger {verdict!r}"
     assert len(info["notebooks"]) >= 10, f"executed notebooks with outputs: {info['notebooks']}"
     for nb in (ROOT / "results" / "paper" / "notebooks").glob("*.ipynb"):
         assert nb.stat().st_size < 1_000_000, f"{nb.name} is over the 1 MB budget"

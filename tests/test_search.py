@@ -428,6 +428,40 @@ def test_python_api_with_a_callable_certifies_resumes_and_pays_nothing_twice(tmp
     assert again["calls"] == out["calls"] and sum(calls.values()) == out["calls"]
 
 
+def test_python_api_interrupted_mid_run_resumes_and_pays_for_no_pair_twice(tmp_path):
+    """Issue 76, item 7: Ctrl-C in the middle of a Python-API search (the scorer's 60th call interrupts the main
+    thread, as a signal would), then the same call again: the resume finishes the search, every pair is scored once
+    over both runs, and the first run had really stopped part-way (fewer pairs journaled than the search needs)."""
+    import _thread
+    import threading
+
+    import paperlib
+    from paperlib.search import SearchInterrupted
+
+    table = _score_table()
+    calls, lock = Counter(), threading.Lock()
+
+    def score(model, example):
+        with lock:
+            calls[(model, example["id"])] += 1
+            if sum(calls.values()) == 60:
+                _thread.interrupt_main()
+        return table[model][example["id"]]
+
+    models, examples = list(table), [{"id": j} for j in range(300)]
+    journal = tmp_path / "run.jsonl"
+    with pytest.raises(SearchInterrupted):
+        paperlib.search(models, examples, score, journal, delta=0.05, workers=4)
+    paid_before = sum(calls.values())
+    journaled = sum(1 for x in journal.read_text().splitlines()[1:] if '"score"' in x)
+    assert 60 <= paid_before < 100 and journaled == paid_before  # every paid call is in the journal
+
+    out = paperlib.search(models, examples, score, journal, delta=0.05, workers=4)  # the resume
+    assert out["certified"] and out["best"] == "m3"
+    assert max(calls.values()) == 1, "a pair was paid for twice across the interruption"
+    assert sum(calls.values()) == out["calls"] > paid_before  # the resume paid only for what was left
+
+
 def test_python_api_refuses_another_function_on_resume_and_journals_exceptions(tmp_path):
     import paperlib
 
