@@ -1,6 +1,5 @@
 """Every committed ledger is what today's claim builders make of the committed tables (issue 57, item 7)."""
 
-from pathlib import Path
 
 import pytest
 

@@ -5,9 +5,9 @@ import csv
 
 import pytest
 
+from paperlib.papers.sections import PAPER_TEXTS, cited, cited_names, papers_dir, sections
 from paperlib.paths import ROOT
 from paperlib.pipeline.config import COMMITTED
-from paperlib.papers.sections import PAPER_TEXTS, cited, cited_names, papers_dir, sections
 
 
 def test_headings_and_citations_are_read_as_a_reader_would():
