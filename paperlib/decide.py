@@ -9,6 +9,7 @@ of pointwise comparisons (:func:`fisher_counts`, :func:`fisher_rates`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
@@ -246,3 +247,196 @@ def fisher_rates_holm(table, a: str, b: str, alpha: float = 0.05) -> tuple[int, 
     """:func:`fisher_holm` from the pivot table of :func:`fisher_rates`."""
     return fisher_holm(*rate_counts(table, a, b), alpha)
 
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Verdicts by construction (issue 73): a ledger row is data, (kind, cases), and :func:`decide` alone makes its verdict.
+# A claim builder computes cases (statistics: estimates, intervals, p-values in both directions) and wording, never a
+# verdict and never a "shown" flag; the rule that turns cases into a verdict is stated once per kind, below, and on
+# the report's methods page (:data:`RULES`).
+# ------------------------------------------------------------------------------------------------------------------
+
+ALPHA = 0.05
+
+#: the kinds of statement a row can declare
+KINDS = ("universal", "some", "comparison", "bound", "equivalence", "exact", "theorem", "untestable")
+
+#: the data kinds, in the order in which they stand for a paper's setting when a row does not name one
+DATA_KINDS = ("real", "semi-synthetic", "synthetic", "none")
+
+#: one sentence per kind: the rule :func:`decide` applies (the methods page prints these, and each row names its own)
+RULES = {
+    "universal": "a statement about every case: holds only if every case shows it, each at 0.05 (an intersection-union "
+                 "test: no correction needed); fails if some case contradicts it after Holm's correction over the "
+                 "cases; partly if some case shows it after Holm and none contradicts it; else inconclusive",
+    "some": "a statement about some case: holds if some case shows it after Holm's correction over the cases; fails "
+            "if every case contradicts it, each at 0.05 (an intersection-union test); else inconclusive",
+    "comparison": "A does better than B (not claimed at every case): holds if A is better at some case and worse at "
+                  "none, both after Holm's correction over the cases; partly if both; fails if only worse; else "
+                  "inconclusive",
+    "bound": "a bound value <= limit at every case: the universal rule, each case's p-values those of the one-sided "
+             "tests of value < limit and value > limit",
+    "equivalence": "'similar' at every case: the universal rule, a case shown when its difference is within the "
+                   "paper's margin (two one-sided tests), contradicted when it is beyond the paper's drastic margin",
+    "exact": "an exact check of a mathematical statement at every case tested: holds if it is true at every case and "
+             "at least one case could have come out false; fails if false at some case; untestable if no case "
+             "could have failed (true by construction)",
+    "theorem": "a theorem checked at the configurations tested: the universal rule over them, its verdict said 'at "
+               "the N configurations tested'",
+    "untestable": "cannot be tested on the data here (the row says why)",
+}
+
+#: the margins of "similar" per paper, one each (issue 73, item 1): (similar, drastic) on the statement's own scale
+EQUIVALENCE_MARGINS = {"Zhou et al. 2025": (0.1, 0.25)}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a row: a dataset, a (pool, budget) point, a cell, a configuration; statistics only.
+
+    ``p_for``: the p-value of the test that would show the statement at this case (H0: it does not hold here), small
+    when the case shows it; ``p_against``: the p-value of the test that would contradict it (H0: it holds here),
+    small when the case contradicts it. An exact check has p-values 0 or 1 (and ``could_fail`` says whether the
+    check could have come out false at this case). ``fit``: which fit of a fitted input (PULSE's Step 1 V) the case
+    was measured under, 0 the published one. ``paper``: the paper's number for this case, where it states one."""
+
+    name: str
+    data: str
+    estimate: float = float("nan")
+    lo: float = float("nan")
+    hi: float = float("nan")
+    p_for: float = 1.0
+    p_against: float = 1.0
+    paper: float | None = None
+    could_fail: bool = True
+    fit: int = 0
+
+    def __post_init__(self):
+        if self.data not in DATA_KINDS:
+            raise ValueError(f"a case's data kind is one of {DATA_KINDS}, got {self.data!r}")
+        for name in ("estimate", "lo", "hi"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        object.__setattr__(self, "paper", None if self.paper is None else float(self.paper))
+        object.__setattr__(self, "name", str(self.name))
+        object.__setattr__(self, "could_fail", bool(self.could_fail))
+        object.__setattr__(self, "fit", int(self.fit))
+        for name in ("p_for", "p_against"):
+            p = float(getattr(self, name))
+            if not 0.0 <= p <= 1.0:  # NaN fails too: a case without a test is p = 1 (it shows nothing)
+                raise ValueError(f"case {self.name!r}: {name} must be a p-value in [0, 1], got {p}")
+            object.__setattr__(self, name, p)
+
+
+#: the columns of the committed cases table (``figures/<profile>/cases.csv``), one row per (claim, case)
+CASE_COLUMNS = ("claim", "name", "data", "estimate", "lo", "hi", "p_for", "p_against", "paper", "could_fail", "fit")
+
+
+def exact_case(name: str, data: str, true: bool, estimate=float("nan"), could_fail: bool = True,
+               paper: float | None = None) -> Case:
+    """A case of an exact check: the statement computed true (p_for 0) or false (p_against 0) at this case."""
+    return Case(name, data, float(estimate), p_for=0.0 if true else 1.0, p_against=1.0 if true else 0.0,
+                paper=paper, could_fail=could_fail)
+
+
+def _one_kind(kind: str, cases: list[Case], alpha: float) -> Verdict:
+    """The verdict of ``kind``'s rule (:data:`RULES`) on one data kind's cases under one fit."""
+    if kind == "untestable" or not cases:
+        return Verdict.UNTESTABLE
+    pf = np.array([c.p_for for c in cases])
+    pa = np.array([c.p_against for c in cases])
+    if kind == "exact":
+        if not any(c.could_fail for c in cases):
+            return Verdict.UNTESTABLE
+        return Verdict.FAILS if (pa < alpha).any() else Verdict.HOLDS if (pf < alpha).all() else Verdict.INCONCLUSIVE
+    if kind == "some":
+        if holm_reject(pf, alpha).any():
+            return Verdict.HOLDS
+        return Verdict.FAILS if (pa < alpha).all() else Verdict.INCONCLUSIVE
+    if kind == "comparison":
+        better, worse = holm_reject(pf, alpha).any(), holm_reject(pa, alpha).any()
+        return (Verdict.PARTLY if better and worse else Verdict.HOLDS if better else Verdict.FAILS if worse
+                else Verdict.INCONCLUSIVE)
+    # universal, bound, equivalence, theorem: one rule for every "on every case" statement
+    if holm_reject(pa, alpha).any():
+        return Verdict.FAILS
+    if (pf < alpha).all():
+        return Verdict.HOLDS
+    return Verdict.PARTLY if holm_reject(pf, alpha).any() else Verdict.INCONCLUSIVE
+
+
+def setting_kind(cases, setting: str | None = None) -> str:
+    """The data kind a row is graded on: ``setting`` where the row names one (the data that stands for the paper's
+    experiment), else the first of :data:`DATA_KINDS` the row has cases of (real before semi-synthetic before
+    synthetic): the one rule for combining data kinds, the same in every paper."""
+    have = {c.data for c in cases}
+    if setting is not None:
+        if setting not in DATA_KINDS:
+            raise ValueError(f"setting must be one of {DATA_KINDS}, got {setting!r}")
+        return setting
+    return next((k for k in DATA_KINDS if k in have), "none")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What :func:`decide` made of a row: its verdict, the verdict per data kind (published fit), the data kind it
+    was graded on, the verdict per fit where there are several, and the one rule that decided it."""
+
+    verdict: Verdict
+    by_data: dict
+    graded_on: str
+    by_fit: dict
+    rule: str
+    configurations: int
+
+    def line(self) -> str:
+        """The row's "(how verdicts are decided)" words: the rule, the data kind it was graded on, the other kinds'
+        verdicts, the fits and the number of configurations for a theorem."""
+        parts = [f"decided by paperlib.decide ({self.rule}) on the {self.graded_on} cases"]
+        others = {k: v for k, v in self.by_data.items() if k != self.graded_on}
+        if others:
+            parts.append("other data kinds, shown not counted: " + ", ".join(f"{k} {v}" for k, v in others.items()))
+        if len(self.by_fit) > 1:
+            parts.append("per fit of V: " + ", ".join(f"fit {k} {v}" for k, v in self.by_fit.items()))
+        if self.rule == "theorem":
+            parts.append(f"at the {self.configurations} configurations tested")
+        return "; ".join(parts)
+
+
+def decide(kind: str, cases, setting: str | None = None, alpha: float = ALPHA) -> Decision:
+    """The verdict of a row of ``kind`` from its ``cases`` (:class:`Case`): the rule of :data:`RULES` on the cases of
+    the data kind it is graded on (:func:`setting_kind`), under the published fit; where the cases hold other fits of
+    a fitted input, the verdict under each fit is combined by :func:`across_fits`. A paper's ``fails`` becomes ``not
+    reproduced`` where nothing excludes our error (:func:`paperlib.ledger.charged_to_paper`, applied to the row)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    cases = list(cases)
+    on = setting_kind(cases, setting)
+    fits = sorted({c.fit for c in cases}) or [0]
+    by_fit = {k: _one_kind(kind, [c for c in cases if c.fit == k and c.data == on], alpha) for k in fits}
+    main = by_fit.get(0, Verdict.UNTESTABLE)
+    verdict = across_fits(main, [v for k, v in by_fit.items() if k != 0]) if len(by_fit) > 1 else main
+    by_data = {d: _one_kind(kind, [c for c in cases if c.fit == 0 and c.data == d], alpha)
+               for d in DATA_KINDS if any(c.data == d and c.fit == 0 for c in cases)}
+    n_conf = len({c.name for c in cases if c.data == on and c.fit == 0})
+    return Decision(verdict, by_data, on, by_fit if len(by_fit) > 1 else {}, kind, n_conf)
+
+
+def one_sided_p(estimate, se, limit: float = 0.0) -> tuple[float, float]:
+    """(p of "estimate <= limit" rejected, p of "estimate >= limit" rejected) under a normal approximation: the
+    p-values of the one-sided tests that the value lies above / below ``limit``. A zero standard error gives 0 or 1."""
+    from scipy.stats import norm
+
+    d, s = float(estimate) - float(limit), float(se)
+    if not np.isfinite(d):
+        return 1.0, 1.0
+    if s <= 0 or not np.isfinite(s):
+        return (0.0 if d > 0 else 1.0), (0.0 if d < 0 else 1.0)
+    return float(norm.sf(d / s)), float(norm.cdf(d / s))
+
+
+def fisher_one_sided(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
+    """(p of "rate 1 > rate 2", p of "rate 1 < rate 2"): Fisher's exact one-sided tests of two success counts."""
+    from scipy.stats import fisher_exact
+
+    t = [[int(k1), int(n1) - int(k1)], [int(k2), int(n2) - int(k2)]]
+    return float(fisher_exact(t, alternative="greater").pvalue), float(fisher_exact(t, alternative="less").pvalue)

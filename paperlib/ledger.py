@@ -12,9 +12,11 @@ import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .decide import Verdict, all_any  # noqa: F401  (all_any: the rule many builders import from here)
+from .decide import CASE_COLUMNS, Case, Verdict, all_any, decide  # noqa: F401  (all_any: imported from here)
 
 COLUMNS = ("paper", "claim", "statement", "evidence", "measured", "verdict")
+#: the columns a row decided by construction adds (issue 73): its kind of statement and the data kind it is graded on
+DECIDED_COLUMNS = ("kind", "setting")
 VERDICTS = tuple(v.value for v in Verdict)
 #: a row id: lower-case letters, digits and hyphens (what :func:`key` makes of a label), so that it is its own
 #: HTML anchor (Sphinx turns any other character into a hyphen, and a link to the id would then miss)
@@ -23,12 +25,21 @@ ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 @dataclass(frozen=True)
 class Claim:
+    """A ledger row. A row with a ``kind`` (issue 73) is decided by construction: its verdict is what
+    :func:`paperlib.decide.decide` makes of its ``cases`` (graded on ``setting``, a data kind, or the default
+    order), a paper's fails becoming not reproduced where the evidence names nothing that excludes our error; any
+    other verdict is refused, so a builder cannot write one. A row without a kind carries its builder's verdict (the
+    rows not yet moved to cases: the methods page counts them)."""
+
     paper: str
     claim: str
     statement: str
     evidence: str
     measured: str
     verdict: str
+    kind: str = ""
+    setting: str = ""
+    cases: tuple = ()
 
     def __post_init__(self):
         if not ID_PATTERN.fullmatch(self.claim):
@@ -36,6 +47,23 @@ class Claim:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         object.__setattr__(self, "verdict", Verdict(self.verdict).value)
+        object.__setattr__(self, "cases", tuple(self.cases))
+        if self.kind:
+            want = expected_verdict(self)
+            if self.verdict != want:
+                raise ValueError(f"{self.claim}: its verdict is decided by paperlib.decide from its {len(self.cases)} "
+                                 f"cases ({self.kind}): {want}, not {self.verdict!r}")
+        elif self.cases or self.setting:
+            raise ValueError(f"{self.claim}: cases or a setting without a kind of statement")
+
+
+def expected_verdict(c: Claim) -> str:
+    """The verdict of a row decided by construction: :func:`paperlib.decide.decide` of its kind and cases, a paper's
+    ``fails`` written ``not reproduced`` unless the evidence says what excludes our error (:data:`EXCLUDES`)."""
+    v = decide(c.kind, c.cases, c.setting or None).verdict
+    if v == Verdict.FAILS and not c.paper.startswith("paperlib") and EXCLUDES not in c.evidence:
+        v = Verdict.NOT_REPRODUCED
+    return v.value
 
 
 UNCERTAINTY_MARKERS = ("95% CI", "interval", "(se ", "+-", "p = ", "p < ", "exact", "Welch", "Fisher", "Wilcoxon",
@@ -73,20 +101,62 @@ def charged_to_paper(c: Claim) -> Claim:
     :data:`EXCLUDES` becomes ``not reproduced`` (never ``inconclusive``, which says the intervals allow both
     answers), its measurement kept and the open question added: our run disagrees with the paper, but nothing yet
     separates a mistake of the paper from one of ours (implementation, inferred settings, declared reductions).
+    A row decided by construction is charged when it is made (:func:`decided`) and comes back unchanged.
     """
-    if not _paper_fails(c) or EXCLUDES in c.evidence:
+    if c.kind or not _paper_fails(c) or EXCLUDES in c.evidence:
         return c
     return replace(c, verdict=Verdict.NOT_REPRODUCED.value,
-                   measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: a run of the authors' code on the same data, or an "
-                            "independent re-derivation (neither is here yet)")
+                   measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: {DEFAULT_OPEN_QUESTION}")
+
+
+#: the open question of a ``not reproduced`` row that names no more specific one
+DEFAULT_OPEN_QUESTION = "a run of the authors' code on the same data, or an independent re-derivation (neither is here yet)"
 
 
 def not_charged(c: Claim, reason: str) -> Claim:
     """A paper's ``fails`` row written ``not reproduced``, with the specific ``reason`` why our run cannot yet be
-    charged to the paper (different matrices, grading or repetitions): the open question; other rows unchanged."""
+    charged to the paper (different matrices, grading or repetitions): the open question; other rows unchanged. On a
+    row decided by construction (already ``not reproduced`` where it fails) the reason replaces the default one."""
+    if c.kind:
+        if c.verdict != Verdict.NOT_REPRODUCED.value:
+            return c
+        head = c.measured.split(f". {NOT_REPRODUCED_LEAD}", 1)[0]
+        return replace(c, measured=f"{head}. {NOT_REPRODUCED_LEAD}: {reason}")
     if not _paper_fails(c):
         return c
     return replace(c, verdict=Verdict.NOT_REPRODUCED.value, measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: {reason}")
+
+
+def decided(paper: str, cid: str, statement: str, evidence: str, measured: str, kind: str, cases,
+            setting: str | None = None, reason: str | None = None, title: str | None = None) -> Claim:
+    """A row decided by construction (issue 73): the builder gives its kind of statement and its cases; the verdict
+    is :func:`paperlib.decide.decide`'s, the evidence ends with the one rule that decided it (the data kind graded
+    on, the other kinds' verdicts, the fits), and a paper's fails without :data:`EXCLUDES` in the evidence is
+    written ``not reproduced`` with ``reason`` (or the default open question)."""
+    cases = tuple(cases)
+    d = decide(kind, cases, setting)
+    statement = f"{title}: {statement}" if title else statement
+    evidence = f"{evidence}; {d.line()}"
+    probe = Claim(paper, cid, statement, evidence, measured, "holds")  # a plain row, to ask the charging rule
+    v = d.verdict
+    if v == Verdict.FAILS and _paper_fails(replace(probe, verdict="fails")) and EXCLUDES not in evidence:
+        v = Verdict.NOT_REPRODUCED
+        measured = f"{measured}. {NOT_REPRODUCED_LEAD}: {reason or DEFAULT_OPEN_QUESTION}"
+    return Claim(paper, cid, statement, evidence, measured, v.value, kind, setting or "", cases)
+
+
+#: how a decided row's evidence names the rule that decided it (:meth:`paperlib.decide.Decision.line`)
+DECIDED_BY = "; decided by paperlib.decide ("
+
+
+def redecide(c: Claim, cases) -> Claim:
+    """A row decided by construction with other ``cases`` (the same row with the cases of more fits, say): its
+    verdict, its decision line and its open question made again from them; the builder's words are kept."""
+    if not c.kind:
+        raise ValueError(f"{c.claim}: only a row with a kind of statement is decided from cases")
+    evidence = c.evidence.split(DECIDED_BY, 1)[0]
+    head, _, reason = c.measured.partition(f". {NOT_REPRODUCED_LEAD}: ")
+    return decided(c.paper, c.claim, c.statement, evidence, head, c.kind, cases, c.setting or None, reason or None)
 
 
 def titled(paper: str, cid: str, title: str, statement: str, evidence: str, measured: str, verdict: str) -> Claim:
@@ -108,15 +178,65 @@ def final(claims) -> list[Claim]:
     return [charged_to_paper(c) for c in claims]
 
 
+def cases_path(path: str | Path) -> Path:
+    """Where the cases of a ledger file live: a fragment ``results/<p>/claims/<name>.csv`` has
+    ``results/<p>/cases/<name>.csv``; a merged ledger ``figures/<p>/claims.csv`` has ``figures/<p>/cases.csv``."""
+    path = Path(path)
+    if path.parent.name == "claims":
+        return path.parent.parent / "cases" / path.name
+    return path.with_name("cases.csv")
+
+
+def _columns(claims) -> tuple:
+    return COLUMNS + (DECIDED_COLUMNS if any(c.kind for c in claims) else ())
+
+
 def write(claims: list[Claim], path: str | Path) -> None:
-    """A fragment of the ledger, its verdicts :func:`final`."""
+    """A fragment of the ledger, its verdicts :func:`final`; the cases of its rows decided by construction go to
+    :func:`cases_path` (none: no file, and an old one is removed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    claims = final(claims)
+    cols = _columns(claims)
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
-        for c in final(claims):
+        for c in claims:
             w.writerow(asdict(c))
+    write_cases(claims, cases_path(path))
+
+
+def write_cases(claims, path: Path) -> None:
+    rows = [(c.claim, k) for c in claims for k in c.cases]
+    if not rows:
+        if path.exists():
+            path.unlink()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(CASE_COLUMNS)
+        for cid, k in rows:
+            w.writerow([cid, k.name, k.data, repr(float(k.estimate)), repr(float(k.lo)), repr(float(k.hi)),
+                        repr(k.p_for), repr(k.p_against), "" if k.paper is None else repr(float(k.paper)),
+                        int(bool(k.could_fail)), int(k.fit)])
+
+
+def read_cases(path: Path) -> dict[str, list[Case]]:
+    """The committed cases, by claim id (:func:`write_cases`); {} where there is no file."""
+    out: dict[str, list[Case]] = {}
+    if not Path(path).exists():
+        return out
+    with open(path, newline="") as fh:
+        for i, r in enumerate(csv.DictReader(fh)):
+            try:
+                out.setdefault(r["claim"], []).append(Case(
+                    r["name"], r["data"], float(r["estimate"]), float(r["lo"]), float(r["hi"]), float(r["p_for"]),
+                    float(r["p_against"]), None if r["paper"] == "" else float(r["paper"]), r["could_fail"] == "1",
+                    int(r["fit"])))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise LedgerError(f"{path}, row {i + 1}: not a case ({exc})") from None
+    return out
 
 
 class LedgerError(ValueError):
@@ -145,6 +265,7 @@ def read(path: str | Path) -> list[Claim]:
     if missing:
         raise LedgerError(f"{path}: no column {', '.join(missing)} (a ledger has {','.join(COLUMNS)})")
     rows = []
+    cases = read_cases(cases_path(path)) if "kind" in header else {}
     try:
         for i, row in enumerate(reader):
             line = reader.line_num
@@ -152,7 +273,10 @@ def read(path: str | Path) -> list[Claim]:
                 raise LedgerError(f"{path}, line {line} (row {i + 1}): {len(header)} columns in the header, another "
                                   "number in this row")
             try:
-                rows.append(Claim(**{k: row[k] for k in COLUMNS}))
+                extra = {k: row.get(k) or "" for k in DECIDED_COLUMNS}
+                if extra["kind"]:
+                    extra["cases"] = tuple(cases.get(row["claim"], ()))
+                rows.append(Claim(**{k: row[k] for k in COLUMNS}, **extra))
             except ValueError as exc:
                 raise LedgerError(f"{path}, line {line} (row {i + 1}, claim {row['claim']!r}): {exc}") from None
     except csv.Error as exc:
