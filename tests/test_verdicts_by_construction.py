@@ -1,0 +1,147 @@
+"""Issue 73: a verdict is computed, never written. A row declares its kind of statement and its cases; the rule of
+its kind (paperlib.decide) alone makes the verdict; every committed verdict is recomputed here from its committed
+cases; a statement quantified over every case is graded as universal."""
+
+import re
+
+import numpy as np
+import pytest
+
+from paperlib.decide import RULES, Case, decide, exact_case, setting_kind
+from paperlib.ledger import Claim, decided, read
+from paperlib.paths import ROOT
+from paperlib.pipeline.config import COMMITTED
+
+# ---- the rules, on hand-made cases (the expected verdicts follow from RULES' sentences, with p-values by hand) ------
+
+
+def C(p_for=1.0, p_against=1.0, data="real", fit=0, name=None, could_fail=True):
+    C.n = getattr(C, "n", 0) + 1
+    return Case(name or f"c{C.n}", data, 0.0, p_for=p_for, p_against=p_against, fit=fit, could_fail=could_fail)
+
+
+def test_universal_needs_every_case_and_a_holm_surviving_counterexample_refutes():
+    assert decide("universal", [C(0.04), C(0.01), C(0.049)]).verdict == "holds"  # each at 0.05, no correction
+    assert decide("universal", [C(0.04), C(0.2)]).verdict == "inconclusive"  # 0.04 does not survive Holm over 2
+    assert decide("universal", [C(0.01), C(0.2)]).verdict == "partly"  # 0.01 < 0.05 / 2 survives Holm
+    # one of four at 0.03 alone is no counterexample after Holm (0.03 > 0.05 / 4); 0.001 is
+    assert decide("universal", [C(0.2, 0.03), C(0.001), C(0.001), C(0.001)]).verdict == "partly"
+    assert decide("universal", [C(0.001, 0.001), C(0.001), C(0.001), C(0.001)]).verdict == "fails"
+    assert decide("universal", []).verdict == "untestable"
+    for kind in ("bound", "equivalence", "theorem"):  # the same rule for every "on every case" statement
+        assert decide(kind, [C(0.01), C(0.2)]).verdict == "partly"
+
+
+def test_some_comparison_and_exact_checks():
+    assert decide("some", [C(0.2), C(0.01)]).verdict == "holds"
+    assert decide("some", [C(0.2, 0.01), C(0.3, 0.04)]).verdict == "fails"  # every case contradicts, each at 0.05
+    assert decide("some", [C(0.2, 0.01), C(0.3, 0.2)]).verdict == "inconclusive"
+    assert decide("comparison", [C(0.001), C(1, 0.001)]).verdict == "partly"
+    assert decide("comparison", [C(0.001), C(0.6, 0.4)]).verdict == "holds"
+    assert decide("comparison", [C(1, 0.001)]).verdict == "fails"
+    assert decide("exact", [exact_case("a", "none", True), exact_case("b", "none", True)]).verdict == "holds"
+    assert decide("exact", [exact_case("a", "none", True), exact_case("b", "none", False)]).verdict == "fails"
+    # true by construction at every case: the check could not have failed, so it shows nothing (issue 73's vacuous
+    # Lemma 2 row)
+    assert decide("exact", [exact_case("a", "none", True, could_fail=False)]).verdict == "untestable"
+
+
+def test_one_rule_for_data_kinds_and_fits():
+    mixed = [C(0.001, data="synthetic"), C(0.001, data="synthetic"), C(0.6, 0.001, data="real")]
+    d = decide("universal", mixed)
+    assert d.graded_on == "real" and d.verdict == "fails" and d.by_data == {"real": "fails", "synthetic": "holds"}
+    assert setting_kind(mixed[:2]) == "synthetic" and decide("universal", mixed[:2]).verdict == "holds"
+    assert decide("universal", mixed, setting="synthetic").verdict == "holds"  # a row may name its setting
+    assert "other data kinds, shown not counted: synthetic holds" in d.line()
+    fits = [C(0.001), C(0.001, fit=1), C(0.9, 0.001, fit=2)]  # holds under fit 0 and 1, contradicted under fit 2
+    assert decide("universal", fits).verdict == "partly" and "per fit of V" in decide("universal", fits).line()
+    assert "at the 2 configurations tested" in decide("theorem", [C(0.01), C(0.01)]).line()
+
+
+def test_a_builder_cannot_write_a_verdict():
+    cases = (C(0.001, 0.9), C(0.8, 0.001))
+    with pytest.raises(ValueError, match="its verdict is decided by paperlib.decide"):
+        Claim("Zhou et al. 2025", "x", "s", "e", "m", "partly", "universal", "", cases)
+    row = decided("Zhou et al. 2025", "x", "s", "[real] e", "m", "universal", cases)
+    assert row.verdict == "not reproduced" and "Not reproduced" in row.measured  # fails, our error not excluded
+    ours = decided("paperlib (ours)", "y", "s", "[real] e", "m", "universal", cases)
+    assert ours.verdict == "fails"  # a row about our own setting is graded plainly
+    assert "decided by paperlib.decide (universal) on the real cases" in row.evidence
+    assert set(RULES) == {"universal", "some", "comparison", "bound", "equivalence", "exact", "theorem", "untestable"}
+
+
+# ---- every committed verdict, recomputed from its committed cases -----------------------------------------------
+
+LEDGERS = [ROOT / "figures" / p / "claims.csv" for p in COMMITTED]
+FRAGMENTS = sorted((ROOT / "results").glob("*/claims/*.csv"))
+
+
+@pytest.mark.parametrize("path", LEDGERS + FRAGMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_committed_verdict_is_what_decide_makes_of_its_committed_cases(path):
+    """Reading a ledger recomputes each decided row's verdict from the cases committed beside it
+    (paperlib.ledger.read -> Claim: any difference is an error); here also directly, row by row."""
+    rows = read(path)  # raises on a decided row whose committed verdict is not decide's
+    for c in rows:
+        if c.kind:
+            assert c.cases or c.kind == "untestable", f"{c.claim}: a decided row without committed cases"
+            v = decide(c.kind, c.cases, c.setting or None).verdict
+            if v == "fails" and not c.paper.startswith("paperlib") and "excludes our error:" not in c.evidence:
+                v = "not reproduced"
+            assert c.verdict == v, (path.name, c.claim)
+
+
+def test_a_tampered_case_is_caught(tmp_path):
+    """The check above can fail: in a copy of a committed ledger, the p-values of one decided row's cases swapped
+    (its evidence turned round) make reading it an error, since the committed verdict is no longer decide's."""
+    import csv
+    import shutil
+    from dataclasses import replace
+
+    src = next((p for p in LEDGERS if any(c.kind for c in read(p))), None)
+    if src is None:
+        pytest.skip("no committed ledger has a decided row yet")
+    rows = read(src)
+
+    def swapped(c):
+        return [replace(k, p_for=k.p_against, p_against=k.p_for) for k in c.cases]
+
+    row = next(c for c in rows if c.kind and c.cases and decide(c.kind, swapped(c), c.setting or None).verdict
+               != decide(c.kind, c.cases, c.setting or None).verdict)
+    d = tmp_path / "figures" / "paper"
+    d.mkdir(parents=True)
+    shutil.copy(src, d / "claims.csv")
+    with open(src.with_name("cases.csv"), newline="") as f:
+        table = list(csv.DictReader(f))
+    for r in table:
+        if r["claim"] == row.claim:
+            r["p_for"], r["p_against"] = r["p_against"], r["p_for"]
+    with open(d / "cases.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, list(table[0]))
+        w.writeheader()
+        w.writerows(table)
+    with pytest.raises(ValueError, match=f"{row.claim}: its verdict is decided by paperlib.decide"):
+        read(d / "claims.csv")
+
+
+# ---- the papers' quantifiers are universal statements -------------------------------------------------------------
+
+QUANTIFIER = re.compile(r"\bevery\b|\ball\b|\bacross all\b|\bconsistently\b|\bthroughout\b|\bfor all values\b|"
+                        r"\bacross datasets, gaps and budgets\b", re.I)
+EVERY_CASE_KINDS = {"universal", "bound", "equivalence", "exact", "theorem", "untestable"}
+
+
+@pytest.mark.parametrize("path", LEDGERS, ids=lambda p: p.parent.name)
+def test_a_quantified_statement_is_decided_as_universal(path):
+    """A decided row whose statement says "every", "all", "across all", "consistently", "throughout", "for all
+    values" or "across datasets, gaps and budgets" is of a kind graded on every case (never "some" or
+    "comparison")."""
+    bad = [c.claim for c in read(path) if c.kind and QUANTIFIER.search(c.statement.split(": ", 1)[-1])
+           and c.kind not in EVERY_CASE_KINDS]
+    assert not bad, f"quantified statements of a kind that does not need every case: {bad}"
+
+
+def test_the_quantifier_check_can_fail():
+    c = decided("Zhou et al. 2025", "x", "A beats B on every dataset", "[real] e", "m", "comparison",
+                (Case("d", "real", 0.1, p_for=0.001),))
+    assert QUANTIFIER.search(c.statement) and c.kind not in EVERY_CASE_KINDS
+    assert np.isfinite(c.cases[0].estimate)
