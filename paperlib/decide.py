@@ -440,3 +440,15 @@ def fisher_one_sided(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
 
     t = [[int(k1), int(n1) - int(k1)], [int(k2), int(n2) - int(k2)]]
     return float(fisher_exact(t, alternative="greater").pvalue), float(fisher_exact(t, alternative="less").pvalue)
+
+
+def split_p(p_two, toward) -> tuple[float, float]:
+    """(p_for, p_against) of a case from a two-sided p-value and whether its estimate lies in the statement's
+    direction (``toward`` > 0), or against it (< 0), or on neither side (0): the one-sided p-values, half the
+    two-sided one on the estimate's side and one minus that on the other (exact for a symmetric test statistic)."""
+    p = min(1.0, max(0.0, float(p_two) if np.isfinite(p_two) else 1.0))
+    if toward > 0:
+        return p / 2, 1 - p / 2
+    if toward < 0:
+        return 1 - p / 2, p / 2
+    return 1.0, 1.0

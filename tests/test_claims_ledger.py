@@ -7,7 +7,6 @@ the budget" -> precision 1 reached by 15%), not from the code's own output.
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from paperlib.ledger import all_any

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...decide import holm_signs
-from ...ledger import Claim, key, titled
+from ...decide import Case, holm_reject, holm_signs, split_p
+from ...ledger import Claim, decided, key, titled
 from ...policies import label
 from .experiments import (
     PAPER_B,
@@ -37,6 +37,54 @@ ALPHA = 0.05                       # Welch test level of Table 2
 TOP10_SHARE = 0.2                  # heterogeneous: the top 10% of items hold more than 20% of the variance
 
 
+# ---- cases (issue 73): statistics per cell or (cell, budget) point; paperlib.decide decides --------------------------
+
+def _count(cases, what: str) -> str:
+    """Per data kind: cases shown / contradicted at 0.05 and after Holm (the measurement's words, never a verdict)."""
+    parts = []
+    for kind in ("real", "semi-synthetic", "synthetic"):
+        cs = [c for c in cases if c.data == kind]
+        if cs:
+            pf, pa = np.array([c.p_for for c in cs]), np.array([c.p_against for c in cs])
+            parts.append(f"{kind}: {what} in {int((pf < ALPHA).sum())} of {len(cs)} ({int(holm_reject(pf).sum())} after "
+                         f"Holm), contradicted in {int((pa < ALPHA).sum())} ({int(holm_reject(pa).sum())} after Holm)")
+    return " || ".join(parts) if parts else "no case"
+
+
+def half_cases(ht: pd.DataFrame) -> list[Case]:
+    """One case per cell: the fraction of the budget ROBIN-HOOD needs to reach Uniform's full-budget WCE, its 95%
+    bootstrap interval, and the one-sided p-values of "within HALF_BUDGET_FRAC" / "beyond" from the bootstrap's
+    two-sided one (a cell that never reaches it lies beyond)."""
+    need = np.nan_to_num(ht.frac_needed.to_numpy(dtype=float), nan=2.0)
+    return [Case(r.cell, r.kind, n, r.lo, r.hi, *split_p(r.p_half, HALF_BUDGET_FRAC - n))
+            for r, n in zip(ht.itertuples(), need, strict=True)]
+
+
+def between_cases(tests: pd.DataFrame) -> list[Case]:
+    """One case per (cell, budget) point after the warm-up: shown where ROBIN-HOOD is below Uniform and above ROBIN
+    (the larger one-sided p-value: both needed), contradicted where it is above Uniform or below ROBIN (twice the
+    smaller one-sided p-value: Bonferroni over the two)."""
+    out = []
+    for r in tests.itertuples():
+        fu, au = split_p(r.p_uniform, -r.d_uniform)
+        fr, ar = split_p(r.p_robin, r.d_robin)
+        out.append(Case(f"{r.cell} @ {r.budget_frac:.2f}", r.kind, r.wce, p_for=max(fu, fr),
+                        p_against=min(1.0, 2 * min(au, ar))))
+    return out
+
+
+def plateau_cases(tests: pd.DataFrame) -> list[Case]:
+    """One case per cell: shown where every part of the statement (plateau, ending above the main delta's run,
+    overtaken by Uniform) is significant in its direction (the largest one-sided p-value), contradicted where some
+    part is significantly the other way (Bonferroni over the three parts)."""
+    out = []
+    for _, r in tests.iterrows():
+        ps = [split_p(r[f"p_{k}"], s * r[f"d_{k}"]) for k, s in PLATEAU_PARTS.items()]
+        out.append(Case(r["cell"], r["kind"], float(r["d_uniform"]), p_for=max(p for p, _ in ps),
+                        p_against=min(1.0, len(ps) * min(a for _, a in ps))))
+    return out
+
+
 def _kinds(df) -> str:
     return "/".join(sorted(set(df["kind"]))) if len(df) else "none"
 
@@ -48,31 +96,6 @@ HIGHER_DELTA_EXCLUDES = (
     "over the pulls), so a higher delta only shortens the warm-up (10,807 vs 20,164 queries at K = 1,016) and the "
     "UCB's log term; and the paper's own Figure 5 (delta = 0.07) shows ROBIN-HOOD levelling off above ROBIN rather "
     "than approaching it, the direction measured here")
-
-
-def between_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dict]:
-    """The rule of "ROBIN-HOOD between Uniform and ROBIN" on :func:`.experiments.ordering_tests`: holds if every point
-    is significantly between (both tests at ``alpha``: an intersection-union test); else the points shown between
-    (the larger of the two p-values, Holm over the points) and the points shown outside (each one-sided
-    contradiction, Holm over both families of tests together): partly if some of both, fails if only outside, else
-    inconclusive. Returns the verdict and the counts."""
-    from statsmodels.stats.multitest import multipletests
-
-    n = len(tests)
-    if not n:
-        return "untestable", dict(points=0, between=0, outside=0, above_uniform=0, below_robin=0)
-    inside = (tests.d_uniform < 0) & (tests.d_robin > 0)
-    p_in = np.where(inside, np.maximum(tests.p_uniform, tests.p_robin), 1.0)
-    if (p_in < alpha).all():
-        return "holds", dict(points=n, between=n, outside=0, above_uniform=0, below_robin=0)
-    between = int(multipletests(p_in, alpha=alpha, method="holm")[0].sum())
-    p_out = np.r_[np.where(tests.d_uniform > 0, tests.p_uniform, 1.0), np.where(tests.d_robin < 0, tests.p_robin, 1.0)]
-    rej = multipletests(p_out, alpha=alpha, method="holm")[0]
-    above, below = rej[:n], rej[n:]
-    outside = int((above | below).sum())
-    verdict = "partly" if between and outside else "fails" if outside else "inconclusive"
-    return verdict, dict(points=n, between=between, outside=outside, above_uniform=int(above.sum()),
-                         below_robin=int(below.sum()))
 
 
 PLATEAU_PARTS = {"plateau": -1, "main": 1, "uniform": 1}  # the sign each part's difference has where it holds
@@ -165,68 +188,60 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     ht6 = half_budget_table(runs, eq6, HALF_BUDGET_FRAC) if eq6 in set(runs.method_id) else pd.DataFrame()
     ok = ht[ht.frac_needed <= HALF_BUDGET_FRAC]
     syn = ht[ht.kind == "synthetic"]
-    verdict, sure = _half_verdict(ht)
+    cases = half_cases(ht)
     med, med_lo, med_hi = _median_with_interval(ht)
-    out.append(titled(
-        PAPER, "robin-half-the-queries-sec-5-2-table-2", "Half the queries (Sec. 5.2, Table 2)",
+    out.append(decided(
+        PAPER, "robin-half-the-queries-sec-5-2-table-2",
         "ROBIN-HOOD reaches Uniform's 100k-query WCE with about 50k queries",
         f"[{_kinds(ht)}] {len(ht)} cells ({cfg['reps']} runs each, budgets scaled to 100,000 x K / 1,017); {label(main)}; "
-        "each cell's crossing of the mean WCE curves with a 95% bootstrap interval over both methods' runs "
-        "(paperlib.stats.run_bootstrap_crossings); 'about 50k' read as at most "
-        f"{HALF_BUDGET_FRAC:.0%} of the budget; rule: holds if every cell's interval lies at or below it (each at "
-        "0.05: a claim for every cell needs every test, an intersection-union test); otherwise the cells significantly "
-        "within and beyond it after Holm's correction over the cells (bootstrap p-values): partly if some of each, "
-        "fails if only beyond, inconclusive if none is beyond (every cell may still be within)",
+        "one case per cell: its crossing of the mean WCE curves with a 95% bootstrap interval over both methods' runs "
+        "(paperlib.stats.run_bootstrap_crossings), shown where it is within, contradicted where it is beyond, "
+        f"'about 50k' read as at most {HALF_BUDGET_FRAC:.0%} of the budget (one-sided bootstrap p-values)",
         f"fraction of the full budget needed, median over all cells: {_frac(med)} (95% bootstrap interval "
         f"{_frac(med_lo)}-{_frac(med_hi)}; never reached in {int(ht.frac_needed.isna().sum())} of {len(ht)}); among the "
         f"cells that reach it: median {ht.frac_needed.median():.2f}, range {ht.frac_needed.min():.2f}-"
-        f"{ht.frac_needed.max():.2f}; <= {HALF_BUDGET_FRAC:.0%} in {len(ok)}/{len(ht)} cells; after Holm, "
-        f"significantly within in {sure['within']}, beyond in {sure['beyond']}; synthetic: "
+        f"{ht.frac_needed.max():.2f}; <= {HALF_BUDGET_FRAC:.0%} in {len(ok)}/{len(ht)} cells; "
+        f"{_count(cases, 'within')}; synthetic: "
         + ", ".join(f"{c}: {v:.2f} ({lo:.2f}-{_frac(hi)})" for c, v, lo, hi in
                     zip(syn.cell, syn.frac_needed, syn.lo, syn.hi, strict=True))
         + (f". With Eq. (6) as written: median {ht6.frac_needed.median():.2f}" if len(ht6) else ""),
-        verdict,
+        "universal", cases, title="Half the queries (Sec. 5.2, Table 2)",
     ))
     order = ordering_table(runs, main, after_frac=warm + 0.05)
     frac_between = float(order.between.mean()) if len(order) else float("nan")
-    verdict, shown = between_verdict(ordering_tests(runs, main, after_frac=warm + 0.05))
-    out.append(titled(
-        PAPER, "robin-robin-hood-between-uniform-and-robin-sec-5-2", "ROBIN-HOOD between Uniform and ROBIN (Sec. 5.2)",
+    cases = between_cases(ordering_tests(runs, main, after_frac=warm + 0.05))
+    out.append(decided(
+        PAPER, "robin-robin-hood-between-uniform-and-robin-sec-5-2",
         "ROBIN-HOOD's WCE lies between Uniform's and ROBIN's (known variances) after the warm-up",
         f"[{_kinds(order)}] WCE per cell and budget after the warm-up, {label(main)} against Uniform and against ROBIN, "
-        "two-sided Welch t-tests over the runs (paperlib.papers.robin.experiments.ordering_tests); rule: holds if "
-        f"ROBIN-HOOD is significantly below Uniform and above ROBIN at every point, each test at {ALPHA} (an "
-        "intersection-union test: no correction); else the points shown between (both tests) and the points shown "
-        f"outside (above Uniform or below ROBIN), each after Holm's correction over the points (family-wise {ALPHA}): "
-        "partly if some of both, fails if only outside, else inconclusive",
-        f"shown between at {shown['between']} and outside at {shown['outside']} ({shown['above_uniform']} above "
-        f"Uniform, {shown['below_robin']} below ROBIN) of {shown['points']} (cell, budget) points (Holm); in the means "
+        "Welch t-tests over the runs (paperlib.papers.robin.experiments.ordering_tests); one case per (cell, budget) "
+        "point: shown where below Uniform and above ROBIN (both one-sided tests), contradicted where above Uniform or "
+        "below ROBIN (Bonferroni over the two)",
+        f"{_count(cases, 'shown between')} (cell, budget) points; in the means "
         f"ROBIN <= ROBIN-HOOD <= Uniform at {int(order.between.sum())}/{len(order)} ({frac_between:.0%}); ROBIN best "
         f"of all allocators at {int(order.robin_best.sum())}/{len(order)}",
-        verdict,
+        "universal", cases, title="ROBIN-HOOD between Uniform and ROBIN (Sec. 5.2)",
     ))
     bad = main_id(max(cfg["deltas"]))
     if bad in set(runs.method_id) and bad != main:
         pl = plateau_tests(runs, bad, main)
-        verdict, shown = plateau_verdict(pl)
+        _, shown = plateau_verdict(pl)  # the per-part counts, for the words
+        cases = plateau_cases(pl)
         syn = pl[pl.kind == "synthetic"]
-        out.append(titled(
+        out.append(decided(
             PAPER, f"robin-poorly-chosen-delta-fig-5-delta-{key(format(max(cfg['deltas']), 'g'))}",
-            f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
             "with a poorly chosen delta ROBIN-HOOD's WCE plateaus and is overtaken by Uniform",
             f"[{_kinds(pl)}] per cell over the runs, {label(bad)}: a plateau is a WCE decrease from half to full budget "
             f"below half of Uniform's, ending no lower than the delta={cfg['main_delta']:g} run; overtaken is a "
-            "full-budget WCE above Uniform's; each of the three parts a two-sided Welch-type test "
-            "(paperlib.papers.robin.experiments.plateau_tests); rule: holds if every part is significant in every cell, "
-            f"each at {ALPHA} (an intersection-union test: no correction); else the cells shown in every part (the "
-            "largest p-value) and the cells where some part is significantly contradicted, each after Holm's correction "
-            f"(family-wise {ALPHA}): partly if some of both, fails if only contradicted, else inconclusive",
-            f"shown in every part in {shown['shown']}/{len(pl)} cells, some part contradicted in {shown['contradicted']} "
-            f"(Holm); by part, shown / contradicted: plateau {shown['plateau']}, ending above the delta="
-            f"{cfg['main_delta']:g} run {shown['main']}, overtaken by Uniform {shown['uniform']}; WCE decrease from half "
-            "to full budget (vs Uniform's), synthetic: "
+            "full-budget WCE above Uniform's; each of the three parts a Welch-type test "
+            "(paperlib.papers.robin.experiments.plateau_tests); one case per cell: shown where every part is "
+            "significant in its direction (the largest one-sided p-value), contradicted where some part is "
+            "significantly the other way (Bonferroni over the three)",
+            f"{_count(cases, 'shown in every part')}; by part, shown / contradicted (each after Holm): plateau "
+            f"{shown['plateau']}, ending above the delta={cfg['main_delta']:g} run {shown['main']}, overtaken by "
+            f"Uniform {shown['uniform']}; WCE decrease from half to full budget (vs Uniform's), synthetic: "
             + ", ".join(f"{c}: {gb:.3f} vs {gu:.3f}" for c, gb, gu in zip(syn.cell, syn.gain_bad, syn.gain_uni, strict=True)),
-            verdict,
+            "universal", cases, title=f"Poorly chosen delta (Fig. 5, delta = {max(cfg['deltas']):g})",
         ))
     if bad in set(runs.method_id) and bad != main:
         out.append(higher_delta_claim(runs, main, bad))
@@ -234,18 +249,18 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     t2 = table2(runs)
     full = t2[(t2.point == "full") & (t2.method_id == main)]
     uni = t2[(t2.point == "full") & (t2.method_id == UNIFORM)].set_index("cell").loc[full.cell].wce_mean.to_numpy()
-    sig = full[(full.p_vs_uniform < ALPHA) & (full.wce_mean < uni)]  # each cell at ALPHA: "holds" needs every one
-    lower_holm, _ = holm_signs(full.p_vs_uniform.fillna(1.0), uni - full.wce_mean, ALPHA) if len(full) else (0, 0)
-    out.append(titled(
-        PAPER, "robin-significance-across-models-and-attributes-table-2", "Significance across models and attributes (Table 2)",
+    cases = [Case(r.cell, r.kind, u - r.wce_mean, *split_p(r.p_vs_uniform, u - r.wce_mean))
+             for r, u in zip(full.itertuples(), uni, strict=True)]
+    worse = [c.name for c, rej in zip(cases, holm_reject([c.p_against for c in cases]), strict=True) if rej]
+    out.append(decided(
+        PAPER, "robin-significance-across-models-and-attributes-table-2",
         "ROBIN-HOOD's WCE differs significantly from Uniform's for every judge and attribute",
-        f"[{_kinds(full)}] Welch t-test at the full budget, {cfg['reps']} runs per method, {label(main)}; rule: holds "
-        f"if significantly lower in every cell, each at {ALPHA} (an intersection-union test: no correction needed), "
-        f"else partly if significantly lower in some cell after Holm's correction over the cells (family-wise "
-        f"{ALPHA}), else fails",
-        f"ROBIN-HOOD significantly lower (p < 0.05) in {len(sig)}/{len(full)} cells; with Holm's correction in "
-        f"{lower_holm}",
-        "holds" if len(sig) == len(full) else ("partly" if lower_holm else "fails"),
+        f"[{_kinds(full)}] Welch t-test at the full budget, {cfg['reps']} runs per method, {label(main)}; the "
+        "difference read in the paper's direction (ROBIN-HOOD lower); one case per cell, shown where significantly "
+        "lower, contradicted where significantly higher (one-sided)",
+        f"ROBIN-HOOD lower than Uniform, {_count(cases, 'significantly lower')}; significantly higher after Holm in: "
+        + (", ".join(worse) if worse else "no cell"),
+        "universal", cases, title="Significance across models and attributes (Table 2)",
     ))
     if "pearson" in runs.columns:
         out.append(correlation_rise_claim(runs, main))
