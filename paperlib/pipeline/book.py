@@ -38,6 +38,7 @@ import pandas as pd
 import yaml
 
 from .. import paths
+from ..decide import RULES as RULE_TEXT
 from ..decide import Verdict
 from ..ledger import Claim, LedgerError
 from ..ledger import read as read_ledger
@@ -503,6 +504,14 @@ def ledger_md(ctx: Context, chapters: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def decided_count(ctx: Context) -> str:
+    """How many of the ledger's rows are decided by construction, and by which kinds (generated, never written)."""
+    kinds = [c.kind for c in ctx.claims if c.kind]
+    by = ", ".join(f"{k} {kinds.count(k)}" for k in RULE_TEXT if kinds.count(k))
+    return (f"{len(kinds)} of the ledger's {len(ctx.claims)} rows are decided so" + (f" ({by})" if by else "")
+            + "; the others are being moved to cases.")
+
+
 def methods_md(ctx: Context) -> str:
     from ..data.registry import entries
     from .costs import cost_markdown
@@ -553,8 +562,24 @@ def methods_md(ctx: Context) -> str:
         "(verdicts)=",
         "## How verdicts are decided",
         "",
-        "Every claim builder turns its measurements into one of six verdicts through a shared rule of "
-        "`paperlib/decide.py`, so that the same kind of evidence is graded the same way in every paper:",
+        "**By construction.** A row is data: its kind of statement and its cases (one per dataset, cell, budget, "
+        "configuration or fit: the data kind, the estimate with its interval, the p-values of the tests for and "
+        "against the statement at that case, the paper's number where it states one). The builders compute cases "
+        "and words, never a verdict: `paperlib.decide.decide` alone turns (kind, cases) into the verdict, by the one "
+        "rule of the row's kind below, at level 0.05, and a row whose committed verdict is not what that rule makes "
+        f"of its committed cases (`figures/{ctx.profile}/cases.csv`) cannot be read, so the tests recompute every one. "
+        f"{decided_count(ctx)}",
+        "",
+        *[f"- **{k}**: {RULE_TEXT[k]}" for k in RULE_TEXT],
+        "",
+        "**Data kinds, one rule for every paper.** A row is graded on the cases of one data kind: the kind it names "
+        "as standing for the paper's setting, else real data where it has real cases, else semi-synthetic, else "
+        "synthetic. The verdicts on its other data kinds are shown beside it (\"other data kinds, shown not "
+        "counted\") and never change it. Where a fitted input was fitted several times (PULSE's Step 1 V), the "
+        "verdict under each fit is decided alike and combined by `paperlib.decide.across_fits`.",
+        "",
+        "The rows not yet moved to cases still carry a verdict their builder computes through one of the shared rules "
+        "of `paperlib/decide.py` below, so that the same kind of evidence is graded the same way in every paper:",
         "",
         "```{eval-rst}",
         ".. autoclass:: paperlib.decide.Verdict",

@@ -249,7 +249,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     t2 = table2(runs)
     full = t2[(t2.point == "full") & (t2.method_id == main)]
     uni = t2[(t2.point == "full") & (t2.method_id == UNIFORM)].set_index("cell").loc[full.cell].wce_mean.to_numpy()
-    cases = [Case(r.cell, r.kind, u - r.wce_mean, *split_p(r.p_vs_uniform, u - r.wce_mean))
+    cases = [Case(r.cell, r.kind, u - r.wce_mean, *(np.nan, np.nan), *split_p(r.p_vs_uniform, u - r.wce_mean))
              for r, u in zip(full.itertuples(), uni, strict=True)]
     worse = [c.name for c, rej in zip(cases, holm_reject([c.p_against for c in cases]), strict=True) if rej]
     out.append(decided(
