@@ -24,12 +24,18 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-# JupyterLab on the notebooks' index (bound to this machine only; root allowed, as in a container)
+# JupyterLab on the notebooks' index (bound to this machine only; root allowed, as in a container). The executed
+# copies under results/ are read-only (the server refuses to save over a committed record), autosave is off (a
+# changed parameter reaches a source only when you save it) and the printed URL opens notebooks/index.ipynb
+# (paperlib/pipeline/lab.py; settings for this checkout only, in .jupyter-lab/)
 LAB_PORT ?= 8888
 lab: setup
 	@$(PY) -m paperlib.pipeline.lab_port "$(LAB_PORT)"
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --no-browser --allow-root \
-	  --ServerApp.root_dir=$(CURDIR) notebooks/index.ipynb
+	@$(PY) -m paperlib.pipeline.lab settings $(CURDIR)/.jupyter-lab/settings >/dev/null
+	JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.jupyter-lab/settings JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.jupyter-lab/workspaces \
+	  $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --no-browser --allow-root \
+	  --ServerApp.root_dir=$(CURDIR) --ServerApp.contents_manager_class=paperlib.pipeline.lab.RecordsReadOnly \
+	  --LabApp.default_url=/lab/tree/notebooks/index.ipynb
 
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)
