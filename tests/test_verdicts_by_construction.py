@@ -145,3 +145,12 @@ def test_the_quantifier_check_can_fail():
                 (Case("d", "real", 0.1, p_for=0.001),))
     assert QUANTIFIER.search(c.statement) and c.kind not in EVERY_CASE_KINDS
     assert np.isfinite(c.cases[0].estimate)
+
+
+def test_the_beyond_chapter_lists_our_own_rows_that_do_not_hold():
+    """Issue 73, item 5: the chapter of paperlib rows said "every statement of ours that could be tested holds" above
+    rows that fail, because the list kept the papers' rows only."""
+    from paperlib.pipeline.book_cards import not_holding
+
+    ours = [Claim("paperlib (race)", "r", "s", "e", "m (95% CI 0-1)", "fails")]
+    assert not_holding(ours) == "" and "fails" in not_holding(ours, papers_only=False)

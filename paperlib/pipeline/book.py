@@ -341,7 +341,7 @@ def chapter_md(ch: dict, ctx: Context) -> str:
     else:
         parts += [f"This chapter holds {len(mine)} ledger rows ({counts}), all paperlib's (our settings, methods and "
                   "the race; never counted in a paper's tally).", "", verdict_table(mine, labels, {}), ""]
-        short = not_holding(mine, href=lambda c: f"{ch['id']}.md#claim-{c.claim}")
+        short = not_holding(mine, href=lambda c: f"{ch['id']}.md#claim-{c.claim}", papers_only=False)
         parts += (["**Where our own statements do not hold, or are not shown to** (fails, then not reproduced, "
                    "then partly, then inconclusive; each links to its row below):", "", short, ""] if short else
                   ["Every statement of ours that could be tested holds.", ""])

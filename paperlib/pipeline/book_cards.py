@@ -99,12 +99,15 @@ def _title(c: Claim) -> str:
 
 
 def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
-                verdicts=("fails", "not reproduced", "partly", "inconclusive"), full: bool = True) -> str:
+                verdicts=("fails", "not reproduced", "partly", "inconclusive"), full: bool = True,
+                papers_only: bool = True) -> str:
     """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
     measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's reason and open question are
-    given in full (with ``full``; they are the point), its numbers in short."""
+    given in full (with ``full``; they are the point), its numbers in short. ``papers_only`` False: every row given
+    (the Beyond chapter's, all paperlib's: issue 73 found it saying "every statement of ours holds" above 9 fails)."""
     order = {v: i for i, v in enumerate(verdicts)}
-    rows = sorted((c for c in claims if c.paper in PAPER_KEYS and c.verdict in order), key=lambda c: order[c.verdict])
+    rows = sorted((c for c in claims if (c.paper in PAPER_KEYS or not papers_only) and c.verdict in order),
+                  key=lambda c: order[c.verdict])
     return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
                      + md_escape(_with_reason(c.measured) if full and c.verdict == "not reproduced"
                                  else shorten(c.measured, 200))
