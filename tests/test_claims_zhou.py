@@ -373,3 +373,11 @@ def test_batch_time_fails_on_one_dataset_of_two_only_beyond_bonferroni():
     assert hi < 8 <= hi_b  # the premise of the case
     c = ZC.batch_time_claim(wall, ["a", "b"])
     assert c.verdict == "inconclusive" and "Bonferroni" in c.evidence
+
+
+def test_a_budget_read_as_0_1500007_is_within_15_percent():
+    """Issue 73, item 5: 'within 15%' compared grid points with a tolerance of 1e-9, so a point stored as 0.1500007
+    counted as beyond it."""
+    reach = pd.DataFrame(dict(dataset=["a", "a", "b", "b"], method=["ucbe", "ucbe-lrf"] * 2,
+                              budget_frac=[0.1500007, 0.3, 0.16, 0.2]))
+    assert ZC.claim_best_found_cheaply(reach, 1.0)["measured"].startswith("1/2 datasets within 15%")
