@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from .book_text import scrub
+from .book_text import scrub, shorten
 
 STRUCTURE = Path(__file__).with_name("book.yaml")
 
@@ -111,7 +111,8 @@ def verdict_table(nb: dict, ledger) -> str | None:
     lines = [f"**Verdicts.** This notebook's rows as the ledger grades them (`figures/{Path(ledger).parent.name}/claims.csv`); "
              "the evidence and the rule of each are in \"What we measured\" at the end.", "",
              "| row | verdict | statement |", "|---|---|---|"]
-    lines += [f"| `{i}` | **{v}** | {str(st).replace('|', chr(92) + '|')[:160]} |" for i, v, st in rows]
+    # cut at a word with an ellipsis (issue 75: 41 of 104 statements were cut mid-word)
+    lines += [f"| `{i}` | **{v}** | {shorten(str(st), 160).replace('|', chr(92) + '|')} |" for i, v, st in rows]
     return "\n".join(lines)
 
 
