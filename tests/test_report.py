@@ -213,7 +213,14 @@ def test_every_committed_ledger_row_has_its_builder():
         for cid in pd.read_csv(ROOT / "figures" / profile / "claims.csv").claim:
             assert book_cards.code_for(cid, index) is not None, f"{profile}: no builder found for {cid}"
     mod, fn, rules = book_cards.code_for("zhou-active-beats-baselines", index)
-    assert mod == "paperlib.papers.zhou.claims" and "universal" in rules  # issue 68: a statement about every dataset
+    assert mod == "paperlib.papers.zhou.claims"
+    # issue 73: a statement about every dataset is decided by construction, of kind universal (its card says so)
+    from paperlib.ledger import read
+
+    row = {c.claim: c for c in read(ROOT / "figures" / "paper" / "claims.csv")}["zhou-active-beats-baselines"]
+    assert row.kind == "universal"
+    card = book_cards.claim_card(row, index, set())
+    assert "paperlib.decide.decide" in card and "(universal" in card
 
 
 def test_structure_names_existing_notebooks_and_rules():

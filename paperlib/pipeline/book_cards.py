@@ -19,7 +19,7 @@ from .variables import PAPER_KEYS
 
 CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
                 "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
-RULES = ("comparison", "universal", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "holm_reject",
+RULES = ("decide", "comparison", "universal", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "holm_reject",
          "fisher_counts", "fisher_rates", "fisher_holm", "normal_p", "bootstrap_p")
 MAX_TABLE_ROWS = 12
 
@@ -136,7 +136,14 @@ def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str
         target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
         ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
     code = code_for(c.claim, code_index)
-    if code:
+    if c.kind:  # decided by construction: the one rule is decide's for the row's kind
+        from ..decide import decide
+
+        d = decide(c.kind, c.cases, c.setting or None)
+        code_line = f"{{py:func}}`{code[0]}.{code[1]}`" if code else "not found in the claim builders"
+        rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, graded on its {d.graded_on} cases"
+                + (f"; at the {d.configurations} configurations tested" if c.kind == "theorem" else "") + ")")
+    elif code:
         mod, fn, rules = code
         code_line = f"{{py:func}}`{mod}.{fn}`"
         rule = ("the builder's rule " if len(rules) == 1 else "one of the builder's rules ") + ", ".join(
