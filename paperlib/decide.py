@@ -452,3 +452,19 @@ def split_p(p_two, toward) -> tuple[float, float]:
     if toward < 0:
         return 1 - p / 2, p / 2
     return 1.0, 1.0
+
+
+def cases_summary(cases, what: str, prep: str = "in", unit: str = "", sep: str = " || ",
+                  empty: str = "no case") -> str:
+    """Per data kind (published fit): the cases shown at 0.05 and after Holm, and contradicted at 0.05 and after Holm,
+    of how many ("real: <what> <prep> 3 of 40<unit> (2 after Holm), contradicted <prep> 1 (1 after Holm)"): a row's
+    measurement in words, never a verdict (the builders of every paper word their cases with it)."""
+    parts = []
+    for kind in ("real", "semi-synthetic", "synthetic"):
+        cs = [c for c in cases if c.data == kind and c.fit == 0]
+        if cs:
+            pf, pa = np.array([c.p_for for c in cs]), np.array([c.p_against for c in cs])
+            parts.append(f"{kind}: {what} {prep} {int((pf < ALPHA).sum())} of {len(cs)}{unit} "
+                         f"({int(holm_reject(pf).sum())} after Holm), contradicted {prep} {int((pa < ALPHA).sum())} "
+                         f"({int(holm_reject(pa).sum())} after Holm)")
+    return sep.join(parts) if parts else empty

@@ -16,6 +16,7 @@ from ...decide import (
     across_fits,
     all_any,
     bootstrap_p,
+    cases_summary,
     comparison,
     fisher_one_sided,
     fisher_rates,
@@ -88,19 +89,8 @@ def point_cases(runs: pd.DataFrame, a: str, b: str, prefix: str = "") -> list[Ca
 
 
 def cases_text(cases, what: str = "shown") -> str:
-    """Per data kind: the cases shown at 0.05, shown after Holm, contradicted after Holm, of how many ("real: shown
-    at 3 (Holm 2), contradicted at 1 (Holm) of 40 points || semi-synthetic: ..."): the measurement's words, never a
-    verdict (one bullet per data kind in the notebooks)."""
-    parts = []
-    for kind in ("real", "semi-synthetic", "synthetic"):
-        cs = [c for c in cases if c.data == kind and c.fit == 0]
-        if not cs:
-            continue
-        pf, pa = np.array([c.p_for for c in cs]), np.array([c.p_against for c in cs])
-        parts.append(f"{kind}: {what} at {int((pf < ALPHA).sum())} of {len(cs)} points ({int(holm_reject(pf).sum())} "
-                     f"after Holm), contradicted at {int((pa < ALPHA).sum())} ({int(holm_reject(pa).sum())} after "
-                     "Holm)")
-    return " || ".join(parts) if parts else "no point where the two differ"
+    """:func:`paperlib.decide.cases_summary` of (pool, budget) points (one bullet per data kind in the notebooks)."""
+    return cases_summary(cases, what, prep="at", unit=" points", empty="no point where the two differ")
 
 
 def _runs_text(runs: pd.DataFrame) -> str:

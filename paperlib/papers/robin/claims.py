@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...decide import Case, holm_reject, holm_signs, split_p
+from ...decide import Case, cases_summary, holm_reject, holm_signs, split_p
 from ...ledger import Claim, decided, key, titled
 from ...policies import label
 from .experiments import (
@@ -40,15 +40,8 @@ TOP10_SHARE = 0.2                  # heterogeneous: the top 10% of items hold mo
 # ---- cases (issue 73): statistics per cell or (cell, budget) point; paperlib.decide decides --------------------------
 
 def _count(cases, what: str) -> str:
-    """Per data kind: cases shown / contradicted at 0.05 and after Holm (the measurement's words, never a verdict)."""
-    parts = []
-    for kind in ("real", "semi-synthetic", "synthetic"):
-        cs = [c for c in cases if c.data == kind]
-        if cs:
-            pf, pa = np.array([c.p_for for c in cs]), np.array([c.p_against for c in cs])
-            parts.append(f"{kind}: {what} in {int((pf < ALPHA).sum())} of {len(cs)} ({int(holm_reject(pf).sum())} after "
-                         f"Holm), contradicted in {int((pa < ALPHA).sum())} ({int(holm_reject(pa).sum())} after Holm)")
-    return " || ".join(parts) if parts else "no case"
+    """:func:`paperlib.decide.cases_summary` of cells or (cell, budget) points."""
+    return cases_summary(cases, what)
 
 
 def half_cases(ht: pd.DataFrame) -> list[Case]:

@@ -14,6 +14,7 @@ from ...decide import (
     Case,
     all_any,
     bootstrap_p,
+    cases_summary,
     conjunction,
     equivalence,
     holm_reject,
@@ -300,15 +301,8 @@ def claim_ndcg(table: pd.DataFrame, k: int = 10) -> Claim:
 
 
 def _cases_count(cases) -> str:
-    """Per data kind: the cases shown / contradicted at 0.05 and after Holm (words, never a verdict)."""
-    parts = []
-    for kind in ("real", "semi-synthetic", "synthetic"):
-        cs = [c for c in cases if c.data == kind]
-        if cs:
-            pf, pa = np.array([c.p_for for c in cs]), np.array([c.p_against for c in cs])
-            parts.append(f"{kind}: shown on {int((pf < 0.05).sum())} of {len(cs)} ({int(holm_reject(pf).sum())} after "
-                         f"Holm), contradicted on {int((pa < 0.05).sum())} ({int(holm_reject(pa).sum())} after Holm)")
-    return "; ".join(parts) if parts else "no case"
+    """:func:`paperlib.decide.cases_summary` of datasets (or (dataset, setting) pairs)."""
+    return cases_summary(cases, "shown", prep="on", sep="; ")
 
 
 def _uniform_verdict(need: pd.Series, grid_max: float) -> str:
