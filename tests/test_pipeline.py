@@ -214,6 +214,8 @@ BAD_CONFIGS = [
     (_set("robin.ucb_forms", ["eq7"]), "robin.ucb_forms"),
     (_set("pulse.batch_size", 0), "pulse.batch_size"),
     (_set("pulse.methods", ["pulse", "plse"]), "pulse.methods"),
+    (_set("pulse.bandit_fracs_by_pool", {"nopool-gap0.01": [0.01]}), "nopool-gap0.01"),
+    (_set("pulse.bandit_fracs_by_pool", {"synth_medium-full": [0.02, 0.01]}), "pulse.bandit_fracs_by_pool"),
     (_set("search.methods", ["ucbe-lrf"]), "search.methods"),
     (_set("search.delta", 1.0), "search.delta"),
     (_set("search.datasets", ["nope"]), "nope"),
@@ -480,3 +482,12 @@ def test_executed_summary_notebooks_open_with_their_verdicts_from_the_ledger():
     # every ledger row is matched, in one notebook's table (counting matched rows, not notebooks: issue 76, item 7)
     assert sorted(seen) == sorted(ledger.index), f"ledger rows in no notebook's table: {set(ledger.index) - set(seen)}"
     assert all(len(v) == 1 for v in seen.values()), {k: v for k, v in seen.items() if len(v) > 1}
+
+
+def test_a_pool_of_its_own_grid_keeps_the_others_on_the_common_one():
+    """``bandit_fracs_by_pool`` (issue 74: Bench 1's pools below saturation) moves only the pool it names."""
+    from paperlib.papers.pulse.experiments import budgets
+
+    cfg = {"batch_size": 4, "t0": 1, "bandit_fracs": [0.1, 0.5], "bandit_fracs_by_pool": {"a-gap0.01": [0.05, 0.1]}}
+    assert budgets(cfg, 10, 100, "a-gap0.01") == (40, [40 + 50, 40 + 100])
+    assert budgets(cfg, 10, 100, "b-full") == budgets(cfg, 10, 100) == (40, [40 + 100, 40 + 500])

@@ -196,12 +196,18 @@ def check_semantics(cfg: dict) -> None:
     if "delta" not in r["ucb_forms"]:
         raise ConfigError("config: robin.ucb_forms must contain 'delta'")
     _increasing(p["bandit_fracs"], "pulse.bandit_fracs")
+    for pool, fracs in p.get("bandit_fracs_by_pool", {}).items():
+        _increasing(fracs, f"pulse.bandit_fracs_by_pool.{pool}")
     _increasing(cfg["race"]["budget_fracs"], "race.budget_fracs")
     for ds in p["gaps"]:
         if ds != "default" and ds not in p["datasets"]:
             raise ConfigError(f"config: pulse.gaps.{ds} names a dataset not in pulse.datasets")
     declared = {f"{ds}-full" if g == "full" else f"{ds}-gap{g:g}"
                 for ds in p["datasets"] for g in p["gaps"].get(ds, p["gaps"].get("default", []))}
+    for pool in p.get("bandit_fracs_by_pool", {}):
+        if pool not in declared:
+            raise ConfigError(f"config: pulse.bandit_fracs_by_pool: '{pool}' is not a pool of this profile "
+                              f"(choose from {sorted(declared)})")
     for pool in p["theory"]["bandit"]["pools"]:
         if pool not in declared:
             raise ConfigError(f"config: pulse.theory.bandit.pools: '{pool}' is not a pool of this profile "

@@ -110,7 +110,7 @@ def run_coverage(cfg: dict, pool: str, kind: str, device=None, fitted=None, bloc
     if kind == "uninformative":
         V = V[np.random.default_rng([seed, 17]).permutation(V.shape[0])]
     n, m = inst.test.shape
-    _, bs = budgets(cfg, n, m)
+    _, bs = budgets(cfg, n, m)  # the profile's common grid (bandit_fracs), whatever the pool's own
     total = int(cfg["theory"]["bandit"]["reps"])
     a, b = (0, total) if block is None else block_ranges(total, cfg.get("rep_block"))[int(block)]
     reps = b - a

@@ -64,9 +64,18 @@ def select_hyperparameters(cfg: dict, inst: PoolInstance, ds: str) -> tuple[FitC
                                              & (d.lr == pick.lr) & (d.steps == pick.steps))
 
 
-def budgets(cfg: dict, n_models: int, n_questions: int) -> tuple[int, list[int]]:
+def pool_fracs(cfg: dict, pool: str | None = None) -> list[float]:
+    """The bandit budgets of ``pool`` as fractions of its n x m: ``bandit_fracs_by_pool[pool]`` where the profile
+    names the pool (issue 74: the Bench 1 pools, where every method is at 95% at the common grid's first budget, get
+    a grid that starts below that point, so that their budgets to 95% are measured, not censored), else the
+    profile's ``bandit_fracs``."""
+    return list(cfg.get("bandit_fracs_by_pool", {}).get(pool, cfg["bandit_fracs"]))
+
+
+def budgets(cfg: dict, n_models: int, n_questions: int, pool: str | None = None) -> tuple[int, list[int]]:
+    """(warm-up calls, the checkpoint budgets) of a pool: warm-up plus each of :func:`pool_fracs` of n x m."""
     warm = n_models * int(cfg["batch_size"]) * int(cfg["t0"])
-    calls = [warm + int(round(f * n_models * n_questions)) for f in cfg["bandit_fracs"]]
+    calls = [warm + int(round(f * n_models * n_questions)) for f in pool_fracs(cfg, pool)]
     return warm, sorted(set(calls))
 
 
@@ -220,7 +229,7 @@ def run_block(cfg: dict, name: str, block: int, fit: dict, device=None, progress
         raise ValueError(f"the fit was made on another split of {name} (split seed {fit['split_seed']}, the pool's "
                          f"{inst.seed})")
     n, m = inst.test.shape
-    warm, bs = budgets(cfg, n, m)
+    warm, bs = budgets(cfg, n, m, name)
     machine = describe(get_device(device))
     best = inst.test.means >= inst.test.means.max()
     frames = []
@@ -250,7 +259,7 @@ def pool_table(cfg: dict, name: str, runs: pd.DataFrame, inst: PoolInstance | No
     ds, gap = parse_pool(name)
     inst = inst or build_instance(cfg, name)
     n, m = inst.test.shape
-    warm, bs = budgets(cfg, n, m)
+    warm, bs = budgets(cfg, n, m, name)
     runs = runs[runs.fit == 0]  # the authors' one fit of V; the other fits have tables of their own
     frames = []
     for meth in cfg["methods"]:
@@ -298,7 +307,7 @@ def rerun(cfg: dict, name: str, method: str, run: int, device=None, fit: dict | 
     fit = fit or fit_pool(cfg, name, device=device)
     run = check_run(cfg, method, run)
     n, m = inst.test.shape
-    warm, bs = budgets(cfg, n, m)
+    warm, bs = budgets(cfg, n, m, name)
     kw = method_params(cfg, method, fit)
     steps = []
 
