@@ -269,8 +269,10 @@ RULES = {
     "universal": "a statement about every case: holds only if every case shows it, each at 0.05 (an intersection-union "
                  "test: no correction needed); fails if some case contradicts it after Holm's correction over the "
                  "cases; partly if some case shows it after Holm and none contradicts it; else inconclusive",
-    "some": "a statement about some case: holds if some case shows it after Holm's correction over the cases; fails "
-            "if every case contradicts it, each at 0.05 (an intersection-union test); else inconclusive",
+    "some": "a statement about some case: holds if some case shows it after Holm's correction over the cases (and, "
+            "where the paper states a number for it, that number lies in the shown case's 95% interval); partly if "
+            "shown only with the paper's number outside every shown case's interval; fails if every case contradicts "
+            "it, each at 0.05 (an intersection-union test); else inconclusive",
     "comparison": "A does better than B (not claimed at every case): holds if A is better at some case and worse at "
                   "none, both after Holm's correction over the cases; partly if both; fails if only worse; else "
                   "inconclusive",
@@ -285,6 +287,12 @@ RULES = {
                "the N configurations tested'",
     "untestable": "cannot be tested on the data here (the row says why)",
 }
+
+#: said once beside the rules (the methods page): what a case that could not have failed counts for
+VACUOUS_RULE = ("in every kind, a case that could not have come out against the statement (true by construction) "
+                "shows nothing: it is left out of what shows the statement, and a row with no other case is "
+                "untestable; a contradiction found at such a case still counts (it would be an error of the "
+                "derivation or of ours)")
 
 #: the margins of "similar" per paper, one each (issue 73, item 1): (similar, drastic) on the statement's own scale
 EQUIVALENCE_MARGINS = {"Zhou et al. 2025": (0.1, 0.25)}
@@ -339,26 +347,40 @@ def exact_case(name: str, data: str, true: bool, estimate=float("nan"), could_fa
 
 
 def _one_kind(kind: str, cases: list[Case], alpha: float) -> Verdict:
-    """The verdict of ``kind``'s rule (:data:`RULES`) on one data kind's cases under one fit."""
+    """The verdict of ``kind``'s rule (:data:`RULES`) on one data kind's cases under one fit. A case that could not
+    have failed shows nothing (:data:`VACUOUS_RULE`): it is left out of what shows the statement, while a
+    contradiction found at it still counts."""
     if kind == "untestable" or not cases:
         return Verdict.UNTESTABLE
-    pf = np.array([c.p_for for c in cases])
-    pa = np.array([c.p_against for c in cases])
+    pa_all = np.array([c.p_against for c in cases])
+    live = [c for c in cases if c.could_fail]
+    pf = np.array([c.p_for for c in live])
+    pa = np.array([c.p_against for c in live])
     if kind == "exact":
-        if not any(c.could_fail for c in cases):
+        if (pa_all < alpha).any():
+            return Verdict.FAILS
+        if not live:
             return Verdict.UNTESTABLE
-        return Verdict.FAILS if (pa < alpha).any() else Verdict.HOLDS if (pf < alpha).all() else Verdict.INCONCLUSIVE
+        return Verdict.HOLDS if (pf < alpha).all() else Verdict.INCONCLUSIVE
     if kind == "some":
-        if holm_reject(pf, alpha).any():
-            return Verdict.HOLDS
+        shown = holm_reject(pf, alpha) if live else np.zeros(0, dtype=bool)
+        if shown.any():  # shown somewhere: in full where the paper's number lies in a shown case's interval
+            full = [c for c, s in zip(live, shown, strict=True) if s and (c.paper is None or c.lo <= c.paper <= c.hi)]
+            return Verdict.HOLDS if full else Verdict.PARTLY
+        if not live:
+            return Verdict.UNTESTABLE
         return Verdict.FAILS if (pa < alpha).all() else Verdict.INCONCLUSIVE
     if kind == "comparison":
-        better, worse = holm_reject(pf, alpha).any(), holm_reject(pa, alpha).any()
+        better, worse = bool(live) and holm_reject(pf, alpha).any(), holm_reject(pa_all, alpha).any()
+        if not live and not worse:
+            return Verdict.UNTESTABLE
         return (Verdict.PARTLY if better and worse else Verdict.HOLDS if better else Verdict.FAILS if worse
                 else Verdict.INCONCLUSIVE)
     # universal, bound, equivalence, theorem: one rule for every "on every case" statement
-    if holm_reject(pa, alpha).any():
+    if holm_reject(pa_all, alpha).any():
         return Verdict.FAILS
+    if not live:
+        return Verdict.UNTESTABLE
     if (pf < alpha).all():
         return Verdict.HOLDS
     return Verdict.PARTLY if holm_reject(pf, alpha).any() else Verdict.INCONCLUSIVE
@@ -398,7 +420,7 @@ class Decision:
         if len(self.by_fit) > 1:
             parts.append("per fit of V: " + ", ".join(f"fit {k} {v}" for k, v in self.by_fit.items()))
         if self.rule == "theorem":
-            parts.append(f"at the {self.configurations} configurations tested")
+            parts.append(f"at the {self.configurations} configuration{'s' if self.configurations != 1 else ''} tested")
         return "; ".join(parts)
 
 
@@ -468,3 +490,31 @@ def cases_summary(cases, what: str, prep: str = "in", unit: str = "", sep: str =
                          f"({int(holm_reject(pf).sum())} after Holm), contradicted {prep} {int((pa < ALPHA).sum())} "
                          f"({int(holm_reject(pa).sum())} after Holm)")
     return sep.join(parts) if parts else empty
+
+
+def rate_case(name: str, data: str, events: int, runs: int, limit: float, paper: float | None = None) -> Case:
+    """A case of a bound on a probability, "P(event) <= limit" (a theorem's "with probability >= 1 - delta"):
+    ``events`` of ``runs`` independent runs, the rate with its exact (Clopper-Pearson) 95% interval, and the exact
+    one-sided binomial tests at ``limit``: ``p_for`` = P(X <= events | p = limit), small when the rate is shown below
+    the limit; ``p_against`` = P(X >= events | p = limit), small when it is shown above (scipy's binomial law)."""
+    from scipy.stats import binom
+
+    from .stats import clopper_pearson
+
+    k, n = int(events), int(runs)
+    lo, hi = clopper_pearson(k, n)
+    return Case(name, data, k / n, lo, hi, p_for=float(binom.cdf(k, n, limit)),
+                p_against=float(binom.sf(k - 1, n, limit)), paper=paper)
+
+
+def interval_case(name: str, data: str, estimate: float, lo: float, hi: float, limit: float, below: bool = True,
+                  can_contradict: bool = True, paper: float | None = None) -> Case:
+    """A case of a bound ``value <= limit`` (``below``; else ``value >= limit``) measured with a 95% interval
+    [lo, hi] (bootstrap or normal): the one-sided p-values of a normal approximation whose standard error is the
+    interval's half-width / 1.96. ``can_contradict=False`` where the statement allows what lies beyond the limit (a
+    constant factor left open): the case can show the statement and never contradict it (``p_against`` 1)."""
+    se = (float(hi) - float(lo)) / (2 * Z95)
+    above, under = one_sided_p(estimate, se, limit)  # (value > limit shown, value < limit shown)
+    p_for, p_against = (under, above) if below else (above, under)
+    return Case(name, data, estimate, lo, hi, p_for=p_for, p_against=p_against if can_contradict else 1.0,
+                paper=paper)

@@ -46,10 +46,12 @@ def test_pulse_savings_and_ordering_thresholds():
     # saving 25% only, significant at 2,000 runs but with 40% outside its interval: partly
     quarter = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.6, 0.8, 0.95, 0.97], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
     assert PC._savings_claim(pulse_runs(quarter, reps=2000)).verdict == "partly"
-    # PULSE slower: a significant loss, 40% excluded: fails
+    # PULSE slower: no saving shown and the claimed 46% excluded at the only pool: fails (some: every case
+    # contradicts it), written not reproduced (nothing excludes our error)
     slower = {**quarter, "ucbe-batch": [0.6, 0.8, 0.95, 0.97], "pulse": [0.5, 0.7, 0.9, 0.95]}
     c = PC._savings_claim(pulse_runs(slower, reps=2000))
-    assert c.verdict == "fails" and "1 lose" in c.measured
+    assert c.verdict == "not reproduced" and "contradicted in 1 (1 after Holm)" in c.measured
+    assert decide(c.kind, c.cases, c.setting).verdict == "fails"
     # issue 57: the 50% saving at 20 runs is a point estimate whose interval reaches 0: no longer a "holds"
     c = PC._savings_claim(pulse_runs(acc, reps=20))
     assert c.verdict == "inconclusive" and "95% interval" in c.measured
@@ -57,12 +59,13 @@ def test_pulse_savings_and_ordering_thresholds():
 
 def test_pulse_savings_count_pools_after_holm():
     # one pool saving 50% at 2,000 runs (bootstrap p = 1 / draws) beside eight pools where PULSE is clearly slower:
-    # the saving and the losses all survive Holm over the nine pools, so the statement holds only partly
+    # "saves up to 46%" is a statement about some setting (issue 73): the one pool that saves, with 46% inside its
+    # interval, shows it after Holm over the nine pools; the losses do not refute it
     acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.8, 0.95, 0.97, 0.99], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
     lose = {**acc, "ucbe-batch": [0.6, 0.8, 0.95, 0.97], "pulse": [0.5, 0.7, 0.9, 0.95]}
     runs = pd.concat([pulse_runs(acc, reps=2000)] + [pulse_runs(lose, reps=2000).assign(pool=f"q{i}") for i in range(8)])
     c = PC._savings_claim(runs)
-    assert c.verdict == "partly" and "1 pools save, 8 lose" in c.measured
+    assert c.verdict == "holds" and "PULSE saves in 1 of 9 (1 after Holm), contradicted in 8" in c.measured
 
 
 def test_naive_pooling_is_worst_is_graded_on_tests_at_every_point():
@@ -147,11 +150,20 @@ def test_pulse_lemma2_and_step3_rows():
     assert star.verdict == "fails" and "excludes our error" in star.evidence
     assert "significantly above 1 at 2/3 values of K (K = 10 to 20)" in hat.measured
     _, no_wider, hat = PC.lemma2_claims(lemma2_result([0.9, 1.02, 0.97], ratio_star=1.2))
-    # a ratio significantly above 1 is within "no wider up to constants" (issue 68): inconclusive, saying why
-    assert hat.verdict == "inconclusive" and no_wider.verdict == "inconclusive"
-    assert PC.NO_WIDER_UP_TO_CONSTANTS in no_wider.measured
+    # a ratio significantly above 1 is within "no wider up to constants" (issue 68): it contradicts nothing, so at
+    # lambda* nothing is shown either way (inconclusive, saying why); the predictable lambda's row is shown at K = 2
+    # (0.9, interval 0.85-0.95) and contradicted nowhere: partly (the universal rule, issue 73)
+    assert no_wider.verdict == "inconclusive" and hat.verdict == "partly"
+    assert PC.NO_WIDER_UP_TO_CONSTANTS in no_wider.evidence
     _, _, hat = PC.lemma2_claims(lemma2_result([0.9, 1.07, 0.97], half_width=0.05))
-    assert hat.verdict == "inconclusive"  # above 1 at 95% (1.02) but not on its Bonferroni interval (0.97)
+    # 1.07 with half-width 0.05: z = 0.07 / (0.05 / 1.96) = 2.74, one-sided p = 0.003, below 0.05 / 3 under Holm
+    assert hat.verdict == "fails" and hat.paper.startswith("paperlib")
+    _, _, hat = PC.lemma2_claims(lemma2_result([0.9, 1.04, 0.97], half_width=0.05))
+    # 1.04: z = 1.57, p = 0.058, not significant even alone: shown at K = 2 only, partly
+    assert hat.verdict == "partly"
+    biased = lemma2_result([0.5, 0.6, 0.7], ratio_star=0.0)
+    biased["corr"] = 1.0  # predictions an affine function of the scores: the ratio at lambda* is 0 by construction
+    assert PC.lemma2_claims(biased)[1].verdict == "untestable"  # a vacuous hold (issue 73, item 3)
     old = lemma2_result([0.5, 0.6, 0.7])
     del old["literal_within_bound"]
     assert PC.lemma2_claims(old)[0].verdict == "untestable"  # a checker that did not compute it grades nothing
@@ -182,11 +194,12 @@ def test_pulse_effective_budget_rule():
     # point is significantly more after Holm: one counterexample fails the universal statement; with 50 runs no
     # point is shown either way (a 0.95 curve reaches 0.98 in about a quarter of the draws): inconclusive
     crossing = {"ucbe-batch": [0.5, 0.7, 0.9, 0.99], "pulse": [0.6, 0.8, 0.92, 0.95], "naive-pooling": [0.4, 0.6, 0.7, 0.8]}
-    assert PC._effective_budget_claim(pulse_runs(crossing, reps=500)).verdict == "fails"
+    row = PC._effective_budget_claim(pulse_runs(crossing, reps=500))
+    assert row.verdict == "not reproduced" and decide(row.kind, row.cases).verdict == "fails"  # charged when made
     assert PC._effective_budget_claim(pulse_runs(crossing, reps=50)).verdict == "inconclusive"
     behind = pulse_runs({"ucbe-batch": [0.6, 0.8, 0.9, 0.99], "pulse": [0.5, 0.7, 0.8, 0.85],
                          "naive-pooling": [0.4, 0.6, 0.7, 0.8]})
-    assert PC._effective_budget_claim(behind).verdict == "fails"
+    assert PC._effective_budget_claim(behind).verdict == "not reproduced"
 
 
 def test_precision_weighting_claim_verdicts():
@@ -196,7 +209,7 @@ def test_precision_weighting_claim_verdicts():
     c = precision_weighting_claim(pulse_runs(acc, reps=300))
     assert c.verdict == "holds" and c.claim == "ours-pulse-precision-weighting"
     worse = {**acc, "pulse-pw": [0.5, 0.4, 0.5, 0.6]}
-    assert precision_weighting_claim(pulse_runs(worse, reps=300)).verdict == "fails"
+    assert precision_weighting_claim(pulse_runs(worse, reps=300)).verdict == "fails"  # a paperlib row: not charged
     same = {**acc, "pulse-pw": acc["pulse"]}
     assert precision_weighting_claim(pulse_runs(same, reps=300)).verdict == "inconclusive"
 
@@ -206,7 +219,7 @@ def test_pulse_sync_claim_verdicts():
 
     acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.5, 0.6, 0.7, 0.8], "pulse-sync": [0.5, 0.8, 0.95, 0.99]}
     c = sync_claim(pulse_runs(acc, reps=300))
-    assert c.verdict == "holds" and c.claim == "ours-pulse-sync" and "above PULSE (Holm) at 3, below at 0 of 4" in c.measured
+    assert c.verdict == "holds" and c.claim == "ours-pulse-sync" and "above at 3 of 4 points (3 after Holm)" in c.measured
     assert sync_claim(pulse_runs({**acc, "pulse-sync": [0.5, 0.4, 0.5, 0.6]}, reps=300)).verdict == "fails"
     assert sync_claim(pulse_runs({**acc, "pulse-sync": acc["pulse"]}, reps=300)).verdict == "inconclusive"
 
@@ -215,7 +228,7 @@ def test_authors_conventions_against_the_paper_literal_reading():
     acc = {"ucbe-batch": [0.5, 0.7, 0.9, 0.95], "pulse": [0.5, 0.8, 0.95, 0.99], PC.PAPER_LITERAL: [0.5, 0.6, 0.7, 0.8]}
     c = PC.convention_claim(pulse_runs(acc, reps=300))
     assert (c.paper, c.claim, c.verdict) == (PC.PAPERLIB_SETTINGS, "pulse-authors-vs-paper-literal", "holds")
-    assert "PULSE significantly above PULSE (paper-literal) (Holm) at 3, below at 0 of 4" in c.measured
+    assert "PULSE above PULSE (paper-literal), semi-synthetic: above at 3 of 4 points (3 after Holm)" in c.measured
     assert PC.convention_claim(pulse_runs({**acc, "pulse": acc[PC.PAPER_LITERAL]}, reps=300)).verdict == "inconclusive"
     rows = {x.claim: x for x in PC.experiment_claims(pulse_runs({**acc, "naive-pooling": [0.4, 0.6, 0.8, 0.9]},
                                                                 reps=2000))}
@@ -267,19 +280,20 @@ def test_step3_lambda_authors_code_row_reads_the_uninformative_runs():
 
     base["runs"] = 2000  # Hoeffding half-width sqrt(log 40 / 4000) = 0.030
     assert row([0.02, 0.05]).verdict == "holds"
-    assert row([0.02, 0.7]).verdict == "partly"
+    # one pool far from zero (0.7 > 0.5 by 0.2: Hoeffding p = exp(-2 * 2000 * 0.04), tiny) refutes "close to zero
+    # in every pool" whatever the other shows (the equivalence rule, issue 73)
+    assert row([0.02, 0.7]).verdict == "fails" and row([0.3, 0.7]).verdict == "fails"
     failing = row([0.9, 0.7], fitted=0.01)  # the fitted kind's small lambda does not count
     assert failing.verdict == "fails" and failing.paper == PC.PAPERLIB_SETTINGS
     assert "0.70 (0.67 to 0.73;" in failing.measured
-    assert row([0.3, 0.7]).verdict == "inconclusive"
-    # issue 57: at 40 runs the half-width is 0.215: neither 0.05 nor 0.6 is shown on its side of the thresholds
+    assert row([0.3, 0.4]).verdict == "inconclusive"  # between the margins: neither shown nor contradicted
+    # at 40 runs: 0.02 is not shown below 0.1 (p = exp(-80 * 0.08^2) = 0.60); 0.9 is beyond 0.5 (p = exp(-12.8))
     base["runs"] = 40
-    assert row([0.02, 0.05]).verdict == "inconclusive" and row([0.6, 0.9]).verdict == "inconclusive"
-    assert row([0.75, 0.9]).verdict == "fails"  # 0.75 - 0.215 >= 0.5
-    # "below in some pool" rests on one of two intervals: Bonferroni. At 200 runs the 95% half-width is
-    # sqrt(log 40 / 400) = 0.096 (0.0 lies below 0.1), at 97.5% sqrt(log 80 / 400) = 0.105 (not below): no "partly"
+    assert row([0.02, 0.05]).verdict == "inconclusive" and row([0.6, 0.9]).verdict == "fails"
+    assert row([0.45, 0.55]).verdict == "inconclusive"  # 0.55 - 0.5 = 0.05: p = exp(-0.2) = 0.82
+    # at 200 runs 0.0 is shown below 0.1 (p = exp(-4) = 0.018, below 0.05 / 2 under Holm) and 0.3 is neither: partly
     base["runs"] = 200
-    assert row([0.0, 0.3]).verdict == "inconclusive"
+    assert row([0.0, 0.3]).verdict == "partly"
 
 
 def test_the_printed_lambda_rule_follows_its_start_and_bias_not_informativeness():

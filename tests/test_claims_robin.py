@@ -13,10 +13,14 @@ from paperlib.papers.robin.experiments import UNIFORM
 
 
 def test_robin_heterogeneity_threshold():
-    stats = pd.DataFrame(dict(kind=["real", "real", "synthetic"], top10_share=[0.3, 0.19, 0.05],
+    stats = pd.DataFrame(dict(cell=["a", "b", "s"], kind=["real", "real", "synthetic"], top10_share=[0.3, 0.19, 0.05],
                               frac_zero_var=[0, 0, 0], cv_var=[1.0, 1.0, 1.0]))
-    assert RC.data_claims(stats)[0].verdict == "partly"  # synthetic rows are ignored when real ones exist
-    assert RC.data_claims(stats.assign(top10_share=[0.25, 0.21, 0.0]))[0].verdict == "holds"
+    # an exact description per cell (issue 73): one real cell below the threshold refutes "strongly heterogeneous"
+    row = RC.data_claims(stats)[0]
+    assert row.verdict == "fails" and "real: " not in row.measured
+    # graded on the real cells; the synthetic one (0.0) is shown beside, not counted
+    row = RC.data_claims(stats.assign(top10_share=[0.25, 0.21, 0.0]))[0]
+    assert row.verdict == "holds" and "synthetic fails" in row.evidence
 
 
 def robin_runs(rh_wce: list[float], uni_wce: list[float], robin_wce: list[float], fracs=(0.2, 0.5, 0.6, 1.0)):
@@ -122,8 +126,10 @@ def correlation_runs(changes: dict, reps: int = 12, seed: int = 0) -> pd.DataFra
 
 def test_robin_correlation_rise_is_tested_not_counted():
     assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": 0.04}), "robin-hood").verdict == "holds"
-    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": 0.0}), "robin-hood").verdict == "partly"
-    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": -0.05}), "robin-hood").verdict == "fails"
+    # a null change in b (seed 2: one-sided p 0.55 / 0.45) beside a clear rise in a: partly (the universal rule)
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": 0.0}, seed=2), "robin-hood").verdict == "partly"
+    # a significant fall in one cell refutes "rises": fails, written not reproduced (nothing excludes our error)
+    assert RC.correlation_rise_claim(correlation_runs({"a": 0.05, "b": -0.05}), "robin-hood").verdict == "not reproduced"
     # a tiny mean change inside the run-to-run noise is not a rise
     assert RC.correlation_rise_claim(correlation_runs({"a": 0.0, "b": 0.0}, seed=3), "robin-hood").verdict == "inconclusive"
 

@@ -39,6 +39,7 @@ import yaml
 
 from .. import paths
 from ..decide import RULES as RULE_TEXT
+from ..decide import VACUOUS_RULE
 from ..decide import Verdict
 from ..ledger import Claim, LedgerError
 from ..ledger import read as read_ledger
@@ -571,6 +572,8 @@ def methods_md(ctx: Context) -> str:
         f"{decided_count(ctx)}",
         "",
         *[f"- **{k}**: {RULE_TEXT[k]}" for k in RULE_TEXT],
+        "",
+        f"And {VACUOUS_RULE}.",
         "",
         "**Data kinds, one rule for every paper.** A row is graded on the cases of one data kind: the kind it names "
         "as standing for the paper's setting, else real data where it has real cases, else semi-synthetic, else "

@@ -142,7 +142,7 @@ def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str
         d = decide(c.kind, c.cases, c.setting or None)
         code_line = f"{{py:func}}`{code[0]}.{code[1]}`" if code else "not found in the claim builders"
         rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, graded on its {d.graded_on} cases"
-                + (f"; at the {d.configurations} configurations tested" if c.kind == "theorem" else "") + ")")
+                + (f"; at the {d.configurations} configuration{'s' if d.configurations != 1 else ''} tested" if c.kind == "theorem" else "") + ")")
     elif code:
         mod, fn, rules = code
         code_line = f"{{py:func}}`{mod}.{fn}`"

@@ -174,6 +174,8 @@ def violation_summary(df: pd.DataFrame, n_boot: int = 2000, seed: int = 0, alpha
                         rate_lo=float(np.quantile(rate_boot, alpha / 2)), rate_hi=float(np.quantile(rate_boot, 1 - alpha / 2)),
                         runs_any=any_runs, runs_any_ci=clopper_pearson(any_runs, runs),
                         cells_significant=int((p < alpha / max(len(cells), 1)).sum()),
+                        # the smallest cell's p-value, Bonferroni-adjusted over the cells (1 where none is violated)
+                        cells_p_adj=float(min(1.0, p.min() * len(cells))) if len(cells) else 1.0,
                         ratio_max=float((inf.err / inf.radius).max()) if len(inf) else float("nan"),
                         radius_median=float(inf.radius.median()) if len(inf) else float("nan"),
                         err_median=float(inf.err.median()) if len(inf) else float("nan"),

@@ -334,8 +334,9 @@ def theorem2_rows(runs, cfg: dict) -> list[dict]:
         _, n_q = inst.test.shape
         T_ = int(g.budget.max())
         a_max = theorem2_a_max(inst.test.means, T_)
-        out.append(dict(pool=pool, kind=inst.test.kind, a_max=a_max,
-                        measured=float(g.sort_values("budget").accuracy.iloc[-1]),
+        last = g.sort_values("budget").iloc[-1]
+        out.append(dict(pool=pool, kind=inst.test.kind, a_max=a_max, measured=float(last.accuracy),
+                        reps=int(last.reps),
                         bound=theorem2_bound(inst.test.means, n_q, T_, 1.0, n_q**2 / 4),
                         bound_amax=theorem2_bound(inst.test.means, n_q, T_, a_max, n_q**2 / 4)))
     return out

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...decide import Case, cases_summary, holm_reject, holm_signs, split_p
-from ...ledger import Claim, decided, key, titled
+from ...decide import Case, cases_summary, exact_case, holm_reject, holm_signs, rate_case, split_p
+from ...ledger import Claim, decided, key
 from ...policies import label
 from .experiments import (
     PAPER_B,
@@ -136,38 +136,38 @@ def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
         rows.append(dict(cell=cell, kind=g.kind.iloc[0], d=hi.mean() - lo.mean(), p=p,
                          gap_lo=lo.mean() - rb.mean(), gap_hi=hi.mean() - rb.mean()))
     t = pd.DataFrame(rows)
-    every = bool(len(t)) and bool(((t.p < ALPHA) & (t.d < 0)).all())  # each cell at ALPHA (intersection-union)
-    farther, closer = holm_signs(t.p, t.d, ALPHA) if len(t) else (0, 0)
-    verdict = ("untestable" if t.empty else "holds" if every else "fails" if farther > closer else
-               "partly" if closer else "inconclusive")
-    return titled(
-        PAPER, "robin-higher-delta-approaches-robin-sec-5-2", "Higher delta approaches ROBIN (Sec. 5.2)",
+    # one case per cell: shown where the higher delta's WCE is significantly lower (closer to ROBIN's), contradicted
+    # where significantly higher (one-sided halves of the Welch test)
+    cases = [Case(r.cell, r.kind, r.d, p_for=pf, p_against=pa)
+             for r in t.itertuples() for pf, pa in [split_p(r.p, -r.d)]]
+    return decided(
+        PAPER, "robin-higher-delta-approaches-robin-sec-5-2",
         "as delta is chosen higher, ROBIN-HOOD's performance approaches that of ROBIN (known variances)",
         f"[{_kinds(t)}] WCE at the full budget, {label(high)} vs {label(low)}, {int(runs.rep.nunique())} runs per method; "
-        f"two-sided Welch t-test per cell; rule: holds if the higher delta is significantly closer to ROBIN (lower WCE) "
-        f"in every cell, each at {ALPHA} (an intersection-union test: no correction needed), else by the cells "
-        f"significant after Holm's correction over the cells (family-wise {ALPHA}): fails if farther in more cells "
-        "than closer, partly if closer in some, else inconclusive" + (HIGHER_DELTA_EXCLUDES if verdict == "fails" else ""),
-        f"higher delta significantly closer to ROBIN in {closer}/{len(t)} cells, farther in {farther}; median distance "
+        "Welch t-test per cell, one case per cell: shown where the higher delta is significantly closer to ROBIN "
+        "(lower WCE), contradicted where significantly farther" + HIGHER_DELTA_EXCLUDES,
+        f"higher delta closer to ROBIN, {_count(cases, 'significantly closer')}; median distance "
         f"to ROBIN's WCE: {t.gap_hi.median():.3f} (higher delta) vs {t.gap_lo.median():.3f} (lower)" if len(t) else "-",
-        verdict)
+        "universal", cases, title="Higher delta approaches ROBIN (Sec. 5.2)")
 
 
 def absent_claims() -> list[Claim]:
     """Statements with no experiment or bound to check, each with the reason."""
     return [
-        titled(PAPER, "robin-summarize-from-feedback-experiments-abstract", "Summarize-from-Feedback experiments (abstract)",
-              "Experiments on Summarize-From-Feedback and HelpSteer2 demonstrate that the method outperforms uniform allocation",
-              "[none] the paper body (Sec. 5, Figs. 3-9, Table 2) reports HelpSteer2 only; no Summarize-From-Feedback "
-              "number, figure or table exists to reproduce",
-              "absent from the paper body", "untestable"),
-        titled(PAPER, "robin-remark-2-heavy-tailed-and-other-noise", "Remark 2 (heavy-tailed and other noise)",
-              "ROBIN-HOOD works for arbitrary stochastic noise; the WCE analysis extends to sub-exponential and heavy-tailed "
-              "noise by substituting the concentration inequalities of Thm. 4 and Lemma 6",
-              "[none] the remark states no bound and no substituted inequality, so there is no statement to check; what is "
-              "checkable, ROBIN-HOOD's execution and bounds under non-Gaussian judges, is in the Remark-1 practice and "
-              "Bernstein-correction rows (discrete and skewed bounded judges)",
-              "no bound stated", "untestable"),
+        decided(PAPER, "robin-summarize-from-feedback-experiments-abstract",
+                "Experiments on Summarize-From-Feedback and HelpSteer2 demonstrate that the method outperforms uniform "
+                "allocation",
+                "[none] the paper body (Sec. 5, Figs. 3-9, Table 2) reports HelpSteer2 only; no Summarize-From-Feedback "
+                "number, figure or table exists to reproduce",
+                "absent from the paper body", "untestable", (),
+                title="Summarize-from-Feedback experiments (abstract)"),
+        decided(PAPER, "robin-remark-2-heavy-tailed-and-other-noise",
+                "ROBIN-HOOD works for arbitrary stochastic noise; the WCE analysis extends to sub-exponential and "
+                "heavy-tailed noise by substituting the concentration inequalities of Thm. 4 and Lemma 6",
+                "[none] the remark states no bound and no substituted inequality, so there is no statement to check; "
+                "what is checkable, ROBIN-HOOD's execution and bounds under non-Gaussian judges, is in the Remark-1 "
+                "practice and Bernstein-correction rows (discrete and skewed bounded judges)",
+                "no bound stated", "untestable", (), title="Remark 2 (heavy-tailed and other noise)"),
     ]
 
 
@@ -260,8 +260,8 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     if starved is not None and len(starved):
         hi, lo = max(cfg["deltas"]), cfg["main_delta"]
         a, b = starved[starved.delta == hi], starved[starved.delta == lo]
-        out.append(titled(
-            PAPERLIB_SETTINGS, "robin-why-a-large-delta-hurts-sec-5-1", "Why a large delta hurts (Sec. 5.1), our mechanism",
+        out.append(decided(
+            PAPERLIB_SETTINGS, "robin-why-a-large-delta-hurts-sec-5-1",
             f"a high delta is problematic because the variance UCB fails more often (delta = {hi:g} vs {lo:g}); tested "
             "through a mechanism of ours (a paperlib row: fewer warm-up draws make identical draws likelier by "
             "construction, so this row explains the plateau rather than tests the paper)",
@@ -274,7 +274,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
             f"{a.p_any_starved.median():.2f} vs {b.p_any_starved.median():.2f}. Their error stays at its warm-up value, "
             "which is the plateau",
             # fewer warm-up draws make identical draws likelier by construction: a test that could not fail (issue 57)
-            "untestable",
+            "untestable", (), title="Why a large delta hurts (Sec. 5.1), our mechanism",
         ))
     eb = eb_id(cfg)
     ours = [eb_claim(runs, cfg, main, eb)] if eb in set(runs.method_id) else []
@@ -394,13 +394,23 @@ def _lemma6_proof_note(thm8: dict, th: dict) -> str:
 SETUP_WARMUPS = {0.007: 20164, 0.07: 10807}
 
 
+def _rate_cases(name: str, d: dict, reps: int) -> list[Case]:
+    """A bound on a probability checked on ``reps`` runs: one case, the exact binomial tests at the claimed level."""
+    return [rate_case(name, "synthetic", d["violations"], reps, d.get("claimed", d.get("delta")))]
+
+
 def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, rh_experiments: dict,
                   arithmetic: dict) -> list[Claim]:
-    """Ledger rows for Lemma 2, Theorem 3, Lemma 6 (and Theorem 8), Corollary 9, Lemma 7, Theorem 5, t0."""
+    """Ledger rows for Lemma 2, Theorem 3, Lemma 6 (and Theorem 8), Corollary 9, Lemma 7, Theorem 5, t0; each a kind
+    of statement and its cases (issue 73): exact checks per configuration or cell, theorems as rates of violation
+    against the claimed probability (:func:`paperlib.decide.rate_case`)."""
     out = []
     ex = lemma2["example"]
-    out.append(titled(
-        PAPER, "robin-lemma-2-allocation-profile-of-robin", "Lemma 2 (allocation profile of ROBIN)",
+    l2cases = [exact_case(f"K={r['K']}, B={r['B']}, {r['profile']}", "synthetic",
+                          not (r["lower_violated"] or r["upper_violated"]), r.get("worst_shortfall", float("nan")))
+               for r in lemma2["rows"]]
+    out.append(decided(
+        PAPER, "robin-lemma-2-allocation-profile-of-robin",
         "ROBIN queries item i between floor(lambda_i B) and ceil(lambda_i B) times, lambda_i = sigma_i^2 / sum sigma^2",
         f"[synthetic] exact allocations of Alg. 1 over {lemma2['configs']} (K, B, variance profile) configurations, "
         f"K {min(r['K'] for r in lemma2['rows'])}-{max(r['K'] for r in lemma2['rows']):,}, B from K+1 to "
@@ -411,8 +421,7 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         + (f"(worst: K={ex['K']}, B={ex['B']}, {ex['profile']}: shortfall {ex['worst_shortfall']:.0f} queries)" if ex else "")
         + f"; upper bound violated in {lemma2['upper_violations']}; corrected bound ceil(lambda_i (B - K)) <= n_i <= "
         f"ceil(lambda_i B) violated in {lemma2['corrected_violations']}" + _lemma2_at_paper_ratio(lemma2["rows"]),
-        "fails" if lemma2["lower_violations"] else "holds",
-    ))
+        "exact", l2cases, title="Lemma 2 (allocation profile of ROBIN)"))
     for t in thm3:
         # Theorem 3 assumes Gaussian (sub-Gaussian with proxy sigma_i^2) scores; for a bounded judge the
         # rows test Remark 1's practice of plugging the score variance into the same bound.
@@ -422,40 +431,42 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
             " [judge outside the theorem's Gaussian assumption: a test of Remark 1's practice of plugging the score "
             "variance into the same bound, not of the theorem]")
         owner = PAPER if t.get("gaussian", True) else PAPERLIB_SETTINGS
-        out.append(titled(
-            owner, f"robin-{tid}theorem-3-as-boxed-{key(t['judge'])}", f"{tag}Theorem 3 as boxed ({t['judge']})",
+        where = f"K={t['K']}, B={t['B']}, delta={t['delta']}"
+        out.append(decided(
+            owner, f"robin-{tid}theorem-3-as-boxed-{key(t['judge'])}",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(sum sigma^2 / B * log(2K/delta))" + scope,
-            f"[synthetic] {t['reps']} ROBIN runs, K={t['K']}, B={t['B']}, delta={t['delta']}, "
-            "sigma_i^2 = the judge's score variance; rule: fails if the exact 95% interval of the rate lies above delta"
+            f"[synthetic] {t['reps']} ROBIN runs, {where}, sigma_i^2 = the judge's score variance; the rate of runs "
+            "above the bound against delta (exact binomial tests)"
             + ("; excludes our error: the same runs satisfy the paper's own Eq. (4) (the row below), so the allocation "
                "and the WCE are computed right and the boxed constant (a factor 2 short inside the root) is what fails"
                if t.get("gaussian", True) else ""),
             f"bound {t['box']['bound']:.3f} exceeded in {rate_text(t['box'], t['reps'])} vs claimed <= {t['delta']}",
-            t["box"]["verdict"],
-        ))
-        out.append(titled(
-            owner, f"robin-{tid}theorem-3-eq-4-{key(t['judge'])}", f"{tag}Theorem 3, Eq. (4) ({t['judge']})",
+            "theorem", _rate_cases(where, t["box"] | {"delta": t["delta"]}, t["reps"]),
+            title=f"{tag}Theorem 3 as boxed ({t['judge']})"))
+        out.append(decided(
+            owner, f"robin-{tid}theorem-3-eq-4-{key(t['judge'])}",
             "with prob. >= 1 - delta, ROBIN's WCE <= sqrt(2 sum sigma^2 / B * log(2K/delta))" + scope,
-            "[synthetic] same runs as the row above; same rule",
+            "[synthetic] same runs as the row above; the same tests",
             f"bound {t['eq4']['bound']:.3f} exceeded in {rate_text(t['eq4'], t['reps'])} vs claimed <= {t['delta']}",
-            t["eq4"]["verdict"],
-        ))
+            "theorem", _rate_cases(where, t["eq4"] | {"delta": t["delta"]}, t["reps"]),
+            title=f"{tag}Theorem 3, Eq. (4) ({t['judge']})"))
     for t in thm3:
         if "bernstein" in t:
-            out.append(titled(
-                PAPERLIB_SETTINGS, f"robin-theorem-3-bernstein-correction-{key(t['judge'])}", f"Theorem 3, Bernstein correction ({t['judge']})",
+            where = f"K={t['K']}, B={t['B']}, delta={t['delta']}"
+            out.append(decided(
+                PAPERLIB_SETTINGS, f"robin-theorem-3-bernstein-correction-{key(t['judge'])}",
                 "for a judge bounded in [a, b]: with prob. >= 1 - delta, WCE <= max_i sqrt(2 sigma_i^2 L / n_i) + "
                 "(b - a) L / (3 n_i), L = log(2K/delta) (our correction: Bernstein + union bound, no sub-Gaussian "
                 "assumption)",
                 "[synthetic] same runs as Theorem 3's rows for this judge",
                 f"bound (mean over runs) {t['bernstein']['bound']:.3f} exceeded in {rate_text(t['bernstein'], t['reps'])} "
                 f"vs <= {t['delta']}",
-                t["bernstein"]["verdict"],
-            ))
+                "theorem", _rate_cases(where, t["bernstein"] | {"delta": t["delta"]}, t["reps"]),
+                title=f"Theorem 3, Bernstein correction ({t['judge']})"))
     nbad = len(thm8["violations"])
     worst = max(thm8["violations"], key=lambda v: v[2] / v[1]) if nbad else None
-    out.append(titled(
-        PAPER, "robin-theorem-8-variance-concentration-as-quoted-from-laurent-massart", "Theorem 8 (variance concentration, as quoted from Laurent & Massart)",
+    out.append(decided(
+        PAPER, "robin-theorem-8-variance-concentration-as-quoted-from-laurent-massart",
         "P(|s^2 - sigma^2| >= 2 sigma^2 sqrt(log(2/delta)/n)) <= delta for n Gaussian draws",
         f"[none] exact chi-square probabilities on a grid of {thm8['cells']} (n, delta) cells; excludes our error: "
         "exact tail probabilities (scipy.stats.chi2), no simulation",
@@ -464,8 +475,8 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
         + _lemma6_proof_note(thm8, rh_theory)
         + f"; Laurent-Massart's own form (extra 2x/(n-1) term on the upper side) violated in "
         f"{len(thm8['corrected_violations'])} cells",
-        "fails" if nbad else "holds",
-    ))
+        "exact", [exact_case(f"n={n}, delta={d:g}", "none", p <= d, p) for n, d, p, _ in thm8["grid"]],
+        title="Theorem 8 (variance concentration, as quoted from Laurent & Massart)"))
     th, exp = rh_theory, rh_experiments
     for part, cid, name, stmt in (
         ("lemma6", "robin-lemma-6-estimated-variance-concentration", "Lemma 6 (estimated-variance concentration)",
@@ -482,57 +493,65 @@ def theory_claims(lemma2: dict, thm3: list[dict], thm8: dict, rh_theory: dict, r
          "with prob. >= 1 - delta/2, ROBIN-HOOD's WCE <= 2 sqrt(sum sigma^2 / B * log(4K/delta))"),
     ):
         a, b = th[part], exp.get(part)
-        out.append(titled(
-            PAPER, cid, name, stmt,
+        where = f"Gaussian K={th['K']}, B={th['B']}, delta={th['delta']}"
+        out.append(decided(
+            PAPER, cid, stmt,
             f"[synthetic] Gaussian judge K={th['K']} (sd 0.1-1.0), B={th['B']}, delta={th['delta']}, "
             f"{th['reps']} ROBIN-HOOD runs in the theorem's regime (t0 = 16 log(4KB/delta), Eq. 6 UCB), every (i, t) "
-            "checked; rule: fails if the exact 95% interval of the violation rate lies above the claimed rate",
-            f"t0 = {th['t0']}: {rate_text(a, th['reps'])} vs claimed <= {a['claimed']:.3g}", a["verdict"]))
+            "checked; the rate of runs with a violation against the claimed rate (exact binomial tests)",
+            f"t0 = {th['t0']}: {rate_text(a, th['reps'])} vs claimed <= {a['claimed']:.3g}",
+            "theorem", _rate_cases(f"{where}, theorem's t0", a, th["reps"]), title=name))
         if b is not None:
-            out.append(titled(
-                PAPERLIB_SETTINGS, f"{cid}-experiments-regime-our-inferred-ucb-form",
-                f"{name}, experiments' regime (our inferred UCB form)", stmt,
+            out.append(decided(
+                PAPERLIB_SETTINGS, f"{cid}-experiments-regime-our-inferred-ucb-form", stmt,
                 f"[synthetic] same judge, {exp['reps']} ROBIN-HOOD runs with the experiments' t0 = 4 ln(1/delta) and the "
                 "log(1/delta) UCB we infer from it (outside the statement's assumptions: a test of our reading of "
-                "Sec. 5.1, not of the paper's result); same rule",
-                f"t0 = {exp['t0']}: {rate_text(b, exp['reps'])} vs claimed <= {b['claimed']:.3g}", b["verdict"]))
+                "Sec. 5.1, not of the paper's result); the same tests",
+                f"t0 = {exp['t0']}: {rate_text(b, exp['reps'])} vs claimed <= {b['claimed']:.3g}",
+                "theorem", _rate_cases(f"{where}, experiments' t0", b, exp["reps"]),
+                title=f"{name}, experiments' regime (our inferred UCB form)"))
     rows = {r["delta"]: r for r in arithmetic["rows"]}
     a7, a07 = rows[0.007], rows[0.07]
     t5 = arithmetic["thm5"]
-    out.append(titled(
-        PAPER, "robin-setup-arithmetic-sec-5-1-figs-3-5", "Setup arithmetic (Sec. 5.1, Figs. 3-5)",
+    readings = [k for k in ("K1017", "K1016")
+                if int(a7[k]) == SETUP_WARMUPS[0.007] and int(a07[k]) == SETUP_WARMUPS[0.07]]
+    out.append(decided(
+        PAPER, "robin-setup-arithmetic-sec-5-1-figs-3-5",
         "t0 = 4 ln(1/delta) gives warm-up periods of 20,164 (delta = 0.007) and 10,807 (delta = 0.07) queries (the "
         "captions of Figs. 3-5; the number of pairs is not in the paper: the authors' README gives 1,017, of which "
         "1,016 are used)",
-        "[none] arithmetic (exact, no interval needed); rule: holds if 4 ln(1/delta) K, truncated, gives both "
-        "published warm-ups for the README's K (1,017, or the 1,016 it uses)",
+        "[none] arithmetic (exact, no interval needed): 4 ln(1/delta) K, truncated, against both published warm-ups "
+        "for the README's K (1,017, or the 1,016 it uses)",
         f"t0 = {a7['t0']:.3f} / {a07['t0']:.3f}; K t0 = {a7['K1017']:.1f} / {a07['K1017']:.1f} for K = 1,017 but "
         f"{a7['K1016']:.1f} / {a07['K1016']:.1f} for K = 1,016 (the reported values, truncated); the authors' early runs used "
         f"4 log2(1/delta) K ({a7['K1017_log2']:.0f} at delta 0.007). Theorem 5's own t0 = 16 log(4KB/delta) = "
         f"{t5['t0_theorem_K1017_B100k']} rounds would need {t5['t0_theorem_K1017_B100k'] * 1017:,} > 100,000 queries, and its "
         f"precondition B > 16 K log(4/delta) = {t5['precondition_16Klog4/delta']:,.0f} excludes B = 100k",
-        "holds" if any(int(a7[k]) == SETUP_WARMUPS[0.007] and int(a07[k]) == SETUP_WARMUPS[0.07]
-                       for k in ("K1017", "K1016")) else "fails",
-    ))
+        "exact", [exact_case("both warm-ups, K = 1,017 or the 1,016 used", "none", bool(readings),
+                             paper=SETUP_WARMUPS[0.007])],
+        title="Setup arithmetic (Sec. 5.1, Figs. 3-5)"))
     return out
 
 
 def data_claims(stats: pd.DataFrame) -> list[Claim]:
-    """Figures 1-2: judge-score variance is heterogeneous across items (``stats``: :func:`.experiments.data_table`)."""
+    """Figures 1-2: judge-score variance is heterogeneous across items (``stats``: :func:`.experiments.data_table`);
+    an exact check per cell of the description (the top 10% of items hold more than TOP10_SHARE of the variance)."""
     real = stats[stats.kind == "real"]
     sel = real if len(real) else stats
     het = sel[sel.top10_share > TOP10_SHARE]
-    return [Claim(PAPERLIB_SETTINGS, "robin-heterogeneous-variance",
+    cases = [exact_case(str(r.cell), r.kind, r.top10_share > TOP10_SHARE, r.top10_share) for r in stats.itertuples()]
+    return [decided(PAPERLIB_SETTINGS, "robin-heterogeneous-variance",
         "judge-score variance is strongly heterogeneous across prompt-response pairs (Figs. 1-2, the pattern ROBIN "
         "exploits), on our stand-in judge data (the paper's HelpSteer2 judgments are not public) and with our "
         f"threshold (the top 10% of items hold more than {TOP10_SHARE:.0%} of the variance): a generalisation of the "
         "paper's description, not its statement",
         f"[{'/'.join(sorted(set(sel.kind)))}] per-item variance of {len(sel)} judge x attribute cells; no interval: a "
-        "description of the data, each cell's variances computed from all of its judge samples",
+        "description of the data, each cell's variances computed from all of its judge samples (one exact case per "
+        "cell)",
         f"the 10% highest-variance items hold {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
         f"(uniform variances: 10%); items with zero variance: {sel.frac_zero_var.min():.0%}-{sel.frac_zero_var.max():.0%}; "
         f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}; top-10% share above 20% in {len(het)}/{len(sel)} cells",
-        "holds" if len(het) == len(sel) else ("partly" if len(het) else "fails"))]
+        "exact", cases)]
 
 
 def correlation_rise_claim(runs: pd.DataFrame, main: str) -> Claim:
@@ -556,19 +575,16 @@ def correlation_rise_claim(runs: pd.DataFrame, main: str) -> Claim:
         rows.append(dict(cell=cell, change=float(d.mean()), p=float(p), final=float(b.mean()),
                          median=float(d.median()) if len(d) else 0.0))
     t = pd.DataFrame(rows)
-    every = bool(len(t)) and bool(((t.p < ALPHA) & (t["median"] > 0)).all())  # each cell at ALPHA (intersection-union)
-    up, down = holm_signs(t.p, t["median"], ALPHA) if len(t) else (0, 0)
-    verdict = ("holds" if every else "inconclusive" if up + down == 0 else "fails" if down >= up else "partly")
+    cases = [Case(r.cell, "real", r.change, p_for=pf, p_against=pa)
+             for r in t.itertuples() for pf, pa in [split_p(r.p, r.median)]]
     reps = int(cor.rep.nunique()) if len(cor) else 0
-    return titled(
-        PAPER, "robin-correlation-with-human-ratings-rises-with-budget-figs-6-7-9", "Correlation with human ratings rises with budget (Figs. 6-7, 9)",
+    return decided(
+        PAPER, "robin-correlation-with-human-ratings-rises-with-budget-figs-6-7-9",
         "the correlation of ROBIN-HOOD's estimates with human ratings increases as the budget grows",
         f"[real] {len(t)} cells with human ratings, {reps} runs each, {label(main)}; paired change of each run's Pearson "
-        f"r from the smallest to the full budget, two-sided Wilcoxon signed-rank test per cell; rule: holds if every "
-        f"cell rises significantly, each at {ALPHA} (an intersection-union test: no correction needed), else by the "
-        f"cells significant after Holm's correction over the cells (family-wise {ALPHA}): fails if as many cells fall "
-        "as rise, inconclusive if none changes, else partly",
-        f"significant rise (Holm) in {up}/{len(t)} cells, significant fall in {down}; mean change median over cells "
+        "r from the smallest to the full budget, Wilcoxon signed-rank test per cell; one case per cell: shown where it "
+        "rises significantly, contradicted where it falls (one-sided halves)",
+        f"correlation rises, {_count(cases, 'significantly')}; mean change median over cells "
         f"{t.change.median():+.3f} (range {t.change.min():+.3f} to {t.change.max():+.3f}); final r "
         f"{t.final.min():.2f}-{t.final.max():.2f}" if len(t) else "no cell with human ratings",
-        verdict if len(t) else "untestable")
+        "universal", cases, title="Correlation with human ratings rises with budget (Figs. 6-7, 9)")
