@@ -46,6 +46,49 @@ def test_some_comparison_and_exact_checks():
     assert decide("exact", [exact_case("a", "none", True, could_fail=False)]).verdict == "untestable"
 
 
+def test_a_case_that_could_not_fail_shows_nothing_but_its_contradiction_counts():
+    # a vacuous hold beside nothing: untestable in every kind (the Lemma 2 biased-predictions row, issue 73 item 3)
+    for kind in ("universal", "bound", "theorem", "some", "comparison"):
+        assert decide(kind, [C(0.0, could_fail=False)]).verdict == "untestable"
+    assert decide("universal", [C(0.0, could_fail=False), C(0.01)]).verdict == "holds"  # the live case alone
+    assert decide("universal", [C(1.0, 0.001, could_fail=False), C(0.01)]).verdict == "fails"
+    assert decide("exact", [exact_case("x", "none", False, could_fail=False)]).verdict == "fails"
+
+
+def test_some_with_the_papers_number_outside_every_shown_interval_is_partly():
+    shown_in = Case("a", "real", 0.3, 0.2, 0.5, p_for=0.001, paper=0.46)
+    shown_out = Case("b", "real", 0.2, 0.1, 0.3, p_for=0.001, paper=0.46)
+    assert decide("some", [shown_in, C(0.5)]).verdict == "holds"
+    assert decide("some", [shown_out, C(0.5)]).verdict == "partly"
+    assert decide("some", [shown_out, shown_in]).verdict == "holds"
+
+
+def test_rate_case_is_the_exact_binomial_test_against_the_claimed_probability():
+    from scipy.stats import binomtest
+
+    from paperlib.decide import rate_case
+
+    c = rate_case("x", "synthetic", 3, 100, 0.1)
+    # independent: scipy's exact binomial test, one-sided each way
+    assert c.p_for == pytest.approx(binomtest(3, 100, 0.1, alternative="less").pvalue)
+    assert c.p_against == pytest.approx(binomtest(3, 100, 0.1, alternative="greater").pvalue)
+    assert c.lo < 0.03 < c.hi
+    # 0 violations in 200 runs against 0.1: (0.9)^200, shown; 20 of 200 at 0.1 is neither
+    assert decide("theorem", [rate_case("y", "none", 0, 200, 0.1)]).verdict == "holds"
+    assert decide("theorem", [rate_case("y", "none", 20, 200, 0.1)]).verdict == "inconclusive"
+    assert decide("theorem", [rate_case("y", "none", 40, 200, 0.1)]).verdict == "fails"
+
+
+def test_interval_case_reads_the_interval_as_a_normal_one():
+    from scipy.stats import norm
+
+    from paperlib.decide import interval_case
+
+    c = interval_case("k", "synthetic", 0.9, 0.8, 1.0, 1.0)  # se = 0.1 / 1.96: z = 1.96 below the limit
+    assert c.p_for == pytest.approx(norm.sf(1.96)) and c.p_against == pytest.approx(norm.cdf(1.96))
+    assert interval_case("k", "synthetic", 1.2, 1.1, 1.3, 1.0, can_contradict=False).p_against == 1.0
+
+
 def test_one_rule_for_data_kinds_and_fits():
     mixed = [C(0.001, data="synthetic"), C(0.001, data="synthetic"), C(0.6, 0.001, data="real")]
     d = decide("universal", mixed)

@@ -434,6 +434,8 @@ def dataset_claims(t2: pd.DataFrame, t3: pd.DataFrame) -> list[Claim]:
     resid = f"rank {r} residual" in sel  # tables before issue 57 hold only the row-shuffled null
     test, null = (sel[f"rank {r} residual"], sel[f"rank {r} residual null"]) if resid else (share, sel[f"rank {r} null"])
     above = test > null
+    # every matrix's test and null, one case each (paperlib.decide grades the real ones, the others shown beside)
+    tt, nn = ((t3[f"rank {r} residual"], t3[f"rank {r} residual null"]) if resid else (t3[f"rank {r}"], t3[f"rank {r} null"]))
     null_text = (f"the share of the doubly centred matrix (row and column means removed: what they leave unexplained) "
                  f"in its top {r} components, against the largest over {NULL_SHUFFLES} permutations of that residual's "
                  "entries over the whole matrix, centred again (a null that keeps the row and column means; a row "
@@ -442,26 +444,26 @@ def dataset_claims(t2: pd.DataFrame, t3: pd.DataFrame) -> list[Claim]:
                  f"each share against the largest over {NULL_SHUFFLES} copies of the matrix with each model's row "
                  "shuffled (same means and scores, no example correlations)")
     return [
-        Claim(PAPER, "zhou-low-rank", "Score matrices are well approximated by low-rank matrices (Table 3, Figure 6)",
+        decided(PAPER, "zhou-low-rank", "Score matrices are well approximated by low-rank matrices (Table 3, Figure 6)",
               f"[{kinds}] notebooks/zhou_datasets.ipynb, Table 3: share of squared Frobenius norm in the top "
               f"{r} singular values (the SVD of each fixed matrix); the paper states no threshold, so the test is "
-              f"{null_text}: an exact permutation test at p = {1 / (NULL_SHUFFLES + 1):.2g} per matrix; rule: holds if "
-              f"above its null on every {'real' if len(real) else ''} matrix (each at that level: an intersection-union "
-              "test), partly if above on some after Holm's correction over the matrices (the smallest p-value of "
-              f"{NULL_SHUFFLES} permutations is {1 / (NULL_SHUFFLES + 1):.2g}, so more permutations would be needed to "
-              "show it on one matrix of several), else inconclusive (a permutation test cannot show that a matrix is "
-              "not low-rank)",
+              f"{null_text}: an exact permutation test at p = {1 / (NULL_SHUFFLES + 1):.2g} per matrix, one case each (the smallest "
+              f"p-value of {NULL_SHUFFLES} permutations is {1 / (NULL_SHUFFLES + 1):.2g}, so more permutations would be "
+              "needed to show it on one matrix of several after Holm; a permutation test cannot show that a matrix is "
+              "not low-rank, so no case contradicts it)",
               f"rank-1 share {t3['rank 1'].min():.2f}-{t3['rank 1'].max():.2f}; rank-{r} share on "
               f"{'real' if len(real) else 'all'} matrices {share.min():.2f}-{share.max():.2f}"
               + (f"; beyond the row and column means, rank-{r} share {test.min():.2f}-{test.max():.2f} against "
                  f"{null.min():.2f}-{null.max():.2f} permuted" if resid else
                  f" against {null.min():.2f}-{null.max():.2f} shuffled")
               + f"; above the null on {int(above.sum())}/{len(above)}",
-              "holds" if len(above) and above.all() else
-              "partly" if holm_reject(np.where(above, 1 / (NULL_SHUFFLES + 1), 1.0)).any() else "inconclusive"),
-        Claim(PAPER, "zhou-table2-matrices", "Table 2: the six score matrices (AlpacaEval 154x805 H1=966, ..., GSM8K Prompts 205x784 H1=107445)",
-              "[none] the paper's matrices were never published and are not retrievable",
-              f"our stand-ins span H1 {t2.H1.min():.3g} to {t2.H1.max():.3g}", "untestable"),
+              "universal", [Case(str(d), k, float(t), p_for=1 / (NULL_SHUFFLES + 1) if a else 1.0)
+                            for d, k, t, a in zip(t3.dataset if "dataset" in t3 else t3.index, t3.kind, tt, tt > nn,
+                                                  strict=True)],
+              ),
+        decided(PAPER, "zhou-table2-matrices", "Table 2: the six score matrices (AlpacaEval 154x805 H1=966, ..., GSM8K Prompts 205x784 H1=107445)",
+                "[none] the paper's matrices were never published and are not retrievable",
+                f"our stand-ins span H1 {t2.H1.min():.3g} to {t2.H1.max():.3g}", "untestable", ()),
     ]
 
 
@@ -654,10 +656,10 @@ def cost_claims(cost: pd.DataFrame, easy: str, hard: str, reach: pd.DataFrame | 
             f"AlpacaEval panel ({easy}): holds if the saving is at least {1 - CHEAP_FRAC:.0%}",
             shown, "holds" if best_easy <= CHEAP_FRAC else "fails")
     return [
-        Claim(PAPER, "zhou-fig1-alpaca-800usd", "Full evaluation of 153 AlpacaEval models costs almost 800 USD",
-              "[none] needs May-2024 prices and the 153-model list; neither is in the paper", "-", "untestable"),
-        Claim(PAPER, "zhou-fig1-gsm-78h", "Evaluating 205 prompts on 784 GSM8K questions with Mistral-7B takes 78 A6000 GPU-hours",
-              "[none] needs the prompts and the GPU; implies 78*3600/(205*784) = 1.75 s per pair", "-", "untestable"),
+        decided(PAPER, "zhou-fig1-alpaca-800usd", "Full evaluation of 153 AlpacaEval models costs almost 800 USD",
+                "[none] needs May-2024 prices and the 153-model list; neither is in the paper", "-", "untestable", ()),
+        decided(PAPER, "zhou-fig1-gsm-78h", "Evaluating 205 prompts on 784 GSM8K questions with Mistral-7B takes 78 A6000 GPU-hours",
+                "[none] needs the prompts and the GPU; implies 78*3600/(205*784) = 1.75 s per pair", "-", "untestable", ()),
         savings,
     ]
 
