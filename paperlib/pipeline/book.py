@@ -39,8 +39,7 @@ import yaml
 
 from .. import paths
 from ..decide import RULES as RULE_TEXT
-from ..decide import VACUOUS_RULE
-from ..decide import Verdict
+from ..decide import VACUOUS_RULE, Verdict
 from ..ledger import Claim, LedgerError
 from ..ledger import read as read_ledger
 from .bibliography import BIB
