@@ -381,3 +381,50 @@ def test_a_budget_read_as_0_1500007_is_within_15_percent():
     reach = pd.DataFrame(dict(dataset=["a", "a", "b", "b"], method=["ucbe", "ucbe-lrf"] * 2,
                               budget_frac=[0.1500007, 0.3, 0.16, 0.2]))
     assert ZC.claim_best_found_cheaply(reach, 1.0)["measured"].startswith("1/2 datasets within 15%")
+
+
+# ---- rows decided by construction (issue 73): the kinds and cases, the verdict from paperlib.decide ----------------
+
+def test_identified_by_15_percent_is_a_bound_per_dataset_on_the_unsettled_runs():
+    """50 runs: none unsettled shows a rate below 10% (binomial P(X = 0 | 0.1) = 0.9^50 = 0.005); 5 unsettled does
+    not (P(X <= 5 | 0.1) > 0.05); 15 of 50 contradicts it (P(X >= 15 | 0.1) < 1e-4)."""
+    r = reach([(d, m, 0.1, 1) for d in "abc" for m in ("ucbe", "ucbe-lrf")])
+    st = settles({"a": {"ucbe": [0.05] * 50, "ucbe-lrf": [0.3] * 50},
+                  "b": {"ucbe": [0.05] * 45 + [np.nan] * 5, "ucbe-lrf": [0.5] * 50},
+                  "c": {"ucbe": [0.05] * 35 + [0.9] * 15, "ucbe-lrf": [0.9] * 50}})
+    cases = {c.name.split()[0]: c for c in ZC.settled_cases(st, r, 0.15)}
+    assert cases["a"].p_for == pytest.approx(0.9 ** 50) and cases["a"].p_for < 0.05
+    assert cases["b"].p_for > 0.05 and cases["b"].p_against > 0.05
+    assert cases["c"].p_against < 1e-4 and cases["c"].estimate == pytest.approx(0.3)
+    both = ZC.claim_best_found_cheaply(r[r.dataset != "c"], 1.0, st[st.dataset != "c"])
+    # a shown after Holm over the two datasets (0.005 < 0.025), b neither shown nor contradicted: partly
+    assert both["kind"] == "bound" and decide(both["kind"], both["cases"]).verdict == "partly"
+    assert decide("bound", ZC.settled_cases(st, r, 0.15)).verdict == "fails"
+    only_a = ZC.claim_best_found_cheaply(r[r.dataset == "a"], 1.0, st[st.dataset == "a"])
+    assert decide(only_a["kind"], only_a["cases"]).verdict == "holds"
+
+
+def test_lrf_on_hard_by_construction_has_two_cases_per_data_kind_with_the_papers_numbers():
+    """The statement's two parts, each a case: UCB-E cheaper on the easier half (the paper's -0.025), UCB-E-LRF
+    cheaper on the harder half (+0.10); reversing the harder half contradicts the statement."""
+    def row(hard_ucbe, hard_lrf, easy_ucbe, easy_lrf):
+        ds = [("e1", 1, easy_ucbe, easy_lrf), ("e2", 2, easy_ucbe, easy_lrf), ("h1", 10, hard_ucbe, hard_lrf),
+              ("h2", 20, hard_ucbe, hard_lrf)]
+        rch = pd.DataFrame([dict(dataset=d, method=m, budget_frac=max(v), H1=h, kind="real")
+                            for d, h, u, l_ in ds for m, v in (("ucbe", u), ("ucbe-lrf", l_))])
+        return ZC.claim_lrf_on_hard(rch, settles({d: {"ucbe": u, "ucbe-lrf": l_} for d, _, u, l_ in ds}))
+    cheap, dear = [0.05, 0.06, 0.05, 0.06, 0.05] * 4, [0.20, 0.21, 0.22, 0.20, 0.21] * 4
+    good = row(dear, cheap, cheap, dear)
+    assert good["kind"] == "universal" and [c.paper for c in good["cases"]] == [-0.025, 0.10]
+    assert decide("universal", good["cases"]).verdict == "holds"
+    assert decide("universal", row(cheap, dear, cheap, dear)["cases"]).verdict == "fails"
+
+
+def test_alpaca_two_parts_are_two_bounds_and_a_baseline_settling_early_contradicts_the_second():
+    a = pd.Series({"ucbe": 0.06, "ucbe-lrf": 0.1, "row-mean": 0.35, "filled-subset": 0.25, "lrf": 0.65})
+    early = settles({"alpacaeval2_clean": {"ucbe": [0.06] * 50, "ucbe-lrf": [0.1] * 50,
+                                           "filled-subset": [0.25] * 50, "row-mean": [0.35] * 50}})
+    c = ZC.claim_alpaca(a, 1.0, early)
+    assert c.kind == "bound" and len(c.cases) == 2 and c.verdict == "not reproduced"
+    late = early.assign(settle_frac=np.where(early.method == "filled-subset", 0.85, early.settle_frac))
+    assert ZC.claim_alpaca(a, 1.0, late).verdict == "holds"
