@@ -428,3 +428,19 @@ def test_alpaca_two_parts_are_two_bounds_and_a_baseline_settling_early_contradic
     assert c.kind == "bound" and len(c.cases) == 2 and c.verdict == "not reproduced"
     late = early.assign(settle_frac=np.where(early.method == "filled-subset", 0.85, early.settle_frac))
     assert ZC.claim_alpaca(a, 1.0, late).verdict == "holds"
+
+
+def test_uniform_needs_90pct_is_shown_by_a_run_still_wrong_just_below_90pct():
+    """'some dataset needs >= 90%': 2 of 50 runs wrong at 85% shows it exactly; a grid stopping at 30% shows
+    nothing; none of 100 runs wrong at 85% contradicts it at that dataset (binomial P(X = 0 | 0.05) = 0.95^100)."""
+    def tab(d, frac, value, reps):
+        return dict(method="row-mean", dataset=d, kind="real", budget_frac=frac, metric=ZC.STRICT_METRIC,
+                    value=value, reps=reps)
+    t = pd.DataFrame([tab("a", 0.5, 0.5, 50), tab("a", 0.85, 0.96, 50), tab("a", 0.9, 1.0, 50),
+                      tab("b", 0.3, 0.6, 50), tab("c", 0.85, 1.0, 100)])
+    cases = {c.name.split()[0]: c for c in ZC.uniform_cases(t, ZC.STRICT_METRIC)}
+    assert cases["a"].p_for == 0.0 and cases["a"].estimate == pytest.approx(0.04)
+    assert cases["b"].p_for == 1.0
+    assert cases["c"].p_against == pytest.approx(0.95 ** 100) and cases["c"].p_against < 0.05
+    assert decide("some", list(cases.values())).verdict == "holds"
+    assert decide("some", [cases["c"]]).verdict == "fails"
