@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import holm_signs, universal
-from ...ledger import Claim
+from ...decide import holm_signs, interval_case, rate_case, universal
+from ...ledger import Claim, decided
 from ...stats import clopper_pearson
 
 PAPER = "paperlib (certified search)"
@@ -171,21 +171,26 @@ _VALID = ("A choice certified at delta = {delta:g} with a prior (lucb-prior: dou
 
 def _half_claim(t: pd.DataFrame, head: str) -> Claim:
     """Median over matrices of the ratio of median calls (prior / none); each matrix's ratio has the interval its two
-    order-statistic intervals bound, so the median's lies between the medians of their ends (monotone)."""
+    order-statistic intervals bound, so the median's lies between the medians of their ends (monotone). A bound
+    (median <= PRIOR_GOAL), one case per data kind (:func:`paperlib.decide.interval_case`)."""
     p = t[t.prior == "prior"]
     med, lo, hi = float(p.ratio.median()), float(p.ratio_lo.median()), float(p.ratio_hi.median())
-    verdict = "holds" if hi <= PRIOR_GOAL else ("fails" if lo > PRIOR_GOAL else "inconclusive")
+    cases = [interval_case(f"{kind}: median of {g.dataset.nunique()} matrices", kind, float(g.ratio.median()),
+                           float(g.ratio_lo.median()), float(g.ratio_hi.median()), PRIOR_GOAL)
+             for kind, g in p.groupby("kind", sort=True)]
     below = p[(p.frac_median < p.bound) & (p.bound < 1)]  # T* >= 1: no method without a prior can stop early
     best = p.nsmallest(2, "ratio")
-    return Claim(PAPER, "search-prior-half-the-calls", _HALF,
-                 head + "; ratio of median calls to lucb's per matrix, its interval from the two medians' 95% "
-                 "order-statistic intervals; rule: holds if the median over matrices of the intervals' upper ends is "
-                 f"at most {PRIOR_GOAL:g}, fails if that of their lower ends is above it, else inconclusive",
-                 f"median ratio {med:.2f} (95% interval {lo:.2f}-{hi:.2f}); best "
-                 + ", ".join(f"{r.dataset} {r.ratio:.2f}" for r in best.itertuples())
-                 + f"; below the Gaussian bound T* on {len(below)}/{int((p.bound < 1).sum())} matrices where it is below the full matrix; the prior explains a median R^2 "
-                 f"of {p.r2.median():.2f} of a candidate's scores, so a doubly robust interval can save at most about "
-                 f"that share of the calls (Spearman rho of ratio and R^2 {_rho(p.r2, p.ratio)})", verdict)
+    return decided(PAPER, "search-prior-half-the-calls", _HALF,
+                   head + "; ratio of median calls to lucb's per matrix, its interval from the two medians' 95% "
+                   "order-statistic intervals; one case per data kind: the median over its matrices, its interval "
+                   f"between the medians of the ends, a bound at {PRIOR_GOAL:g}",
+                   f"median ratio {med:.2f} (95% interval {lo:.2f}-{hi:.2f}); per data kind: "
+                   + ", ".join(f"{c.name} {c.estimate:.2f} ({c.lo:.2f}-{c.hi:.2f})" for c in cases) + "; best "
+                   + ", ".join(f"{r.dataset} {r.ratio:.2f}" for r in best.itertuples())
+                   + f"; below the Gaussian bound T* on {len(below)}/{int((p.bound < 1).sum())} matrices where it is "
+                   f"below the full matrix; the prior explains a median R^2 of {p.r2.median():.2f} of a candidate's "
+                   "scores, so a doubly robust interval can save at most about that share of the calls (Spearman rho "
+                   f"of ratio and R^2 {_rho(p.r2, p.ratio)})", "bound", cases)
 
 
 def _rho(x, y) -> str:
@@ -197,40 +202,29 @@ def _rho(x, y) -> str:
 
 
 def _useless_claim(runs: pd.DataFrame, t: pd.DataFrame, head: str) -> Claim:
-    """Every (matrix, useless kind) ratio at most 1.1: holds if every 95% interval's upper end is (intersection-union:
-    each at 0.05); fails if some interval at the Bonferroni level over the family lies above (the family-wise error
-    of the 'fails' side held at 0.05); else inconclusive. ``t``: :func:`~.experiments.prior_table` of ``runs`` at 95%."""
-    from .experiments import prior_table
-
+    """Every (matrix, useless kind) ratio at most 1.1: a bound, one case per pair with its 95% interval
+    (:func:`paperlib.decide.interval_case`); ``t``: :func:`~.experiments.prior_table` of ``runs`` at 95%."""
     u = t[t.prior.isin(["shuffled", "reversed"])]
-    bonf = prior_table(runs, 1 - 0.05 / max(len(u), 1))
-    ub = bonf[bonf.prior.isin(["shuffled", "reversed"])]
-    verdict = ("fails" if (ub.ratio_lo > PRIOR_USELESS_LIMIT).any() else
-               "holds" if (u.ratio_hi <= PRIOR_USELESS_LIMIT).all() else "inconclusive")
+    cases = [interval_case(f"{r.dataset} ({r.prior})", r.kind, r.ratio, r.ratio_lo, r.ratio_hi, PRIOR_USELESS_LIMIT)
+             for r in u.itertuples()]
     worst = u.nlargest(1, "ratio").iloc[0]
-    return Claim(PAPER, "search-prior-useless-costs-little", _USELESS,
-                 head + f"; rule: holds if every matrix's ratio interval (95%) lies at or below {PRIOR_USELESS_LIMIT:g} "
-                 "(every test needed: no correction), fails if one at the Bonferroni level over the "
-                 f"{len(u)} (matrix, prior) pairs lies above it, else inconclusive",
-                 "; ".join(f"{k}: median ratio {g.ratio.median():.2f}, at most {g.ratio.max():.2f} (95% interval up to "
-                           f"{g.ratio_hi.max():.2f})" for k, g in u.groupby("prior", sort=False))
-                 + f"; worst {worst.dataset} ({worst.prior}) {worst.ratio:.2f}", verdict)
+    return decided(PAPER, "search-prior-useless-costs-little", _USELESS,
+                   head + f"; one case per (matrix, useless prior): its ratio of median calls with its 95% interval, "
+                   f"a bound at {PRIOR_USELESS_LIMIT:g}",
+                   "; ".join(f"{k}: median ratio {g.ratio.median():.2f}, at most {g.ratio.max():.2f} (95% interval up "
+                             f"to {g.ratio_hi.max():.2f})" for k, g in u.groupby("prior", sort=False))
+                   + f"; worst {worst.dataset} ({worst.prior}) {worst.ratio:.2f}", "bound", cases)
 
 
 def _valid_claim(t: pd.DataFrame, head: str, delta: float) -> Claim:
-    """The certificate's error rate with each prior: fails if some kind's exact interval lies above delta (Bonferroni
-    over the kinds), holds if every kind's exact upper bound is at most delta (so the test could have failed), else
-    inconclusive (too few runs to tell)."""
-    rows, verdicts = [], []
-    for key, g in t.groupby("prior", sort=False):
+    """The certificate's error rate with each prior: a bound P(wrong) <= delta, one case per (prior, data kind), its
+    wrong picks over its runs (:func:`paperlib.decide.rate_case`: exact interval, exact one-sided binomial tests)."""
+    cases, rows = [], []
+    for (key, kind), g in t.groupby(["prior", "kind"], sort=False):
         k, n = int(g.wrong.sum()), int(g.reps.sum())
-        lo, _ = clopper_pearson(k, n, 1 - 0.05 / t.prior.nunique())
-        _, hi = clopper_pearson(k, n)
-        verdicts.append("fails" if lo > delta else "holds" if hi <= delta else "inconclusive")
-        rows.append(f"{key} {k}/{n} (exact 95% upper bound {hi:.4f})")
-    verdict = "fails" if "fails" in verdicts else ("holds" if set(verdicts) == {"holds"} else "inconclusive")
-    return Claim(PAPER, "search-prior-certificate-valid", _VALID.format(delta=delta),
-                 head + "; a pick is wrong if it is not a best candidate; rule: fails if some prior's exact interval "
-                 "(Bonferroni over the priors) lies above delta, holds if every prior's exact 95% upper bound is at "
-                 "most delta, else inconclusive (too few runs)",
-                 "wrong certified picks: " + ", ".join(rows), verdict)
+        cases.append(rate_case(f"{key} ({kind})", kind, k, n, delta))
+        rows.append(f"{key} ({kind}) {k}/{n} (exact 95% interval up to {cases[-1].hi:.4f})")
+    return decided(PAPER, "search-prior-certificate-valid", _VALID.format(delta=delta),
+                   head + "; a pick is wrong if it is not a best candidate; one case per (prior, data kind): its "
+                   f"wrong certified picks over its runs, a bound at delta = {delta:g}",
+                   "wrong certified picks: " + ", ".join(rows), "bound", cases)
