@@ -129,3 +129,20 @@ def test_a_matrix_of_the_race_run_as_blocks_is_the_race_run_as_one_batch():
     assert again[cols].reset_index(drop=True).equals(one[cols].reset_index(drop=True))
     with pytest.raises(ValueError, match="runs 0..9"):
         E.accuracy_from_runs(blocked, name, pd.concat(parts[1:]))
+
+
+def test_a_matrix_case_is_bonferroni_over_its_budgets_in_both_directions():
+    """Issue 73: a race row's case per matrix; 50/50 right against 25/50 at one of two budgets shows it (Fisher's
+    one-sided p of that table, times the 2 budgets, is far below 0.05), the reversed table contradicts it."""
+    from scipy.stats import fisher_exact
+
+    from paperlib.beyond.race.claims import matrix_cases
+
+    idx = pd.MultiIndex.from_tuples([("m", 0.1), ("m", 0.2)], names=["dataset", "frac"])
+    cols = pd.MultiIndex.from_tuples([("accuracy", "a"), ("accuracy", "b"), ("reps", "a"), ("reps", "b")])
+    both = pd.DataFrame([[1.0, 0.5, 50, 50], [0.6, 0.6, 50, 50]], index=idx, columns=cols)
+    (c,) = matrix_cases(both, "a", "b")
+    p = fisher_exact([[50, 0], [25, 25]], alternative="greater").pvalue
+    assert c.p_for == pytest.approx(2 * p) and c.p_for < 0.05 and c.p_against > 0.05
+    (r,) = matrix_cases(both, "b", "a")
+    assert r.p_against == pytest.approx(2 * p)

@@ -7,8 +7,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...decide import fisher_rates_holm, universal
-from ...ledger import Claim
+from ...decide import Case, fisher_one_sided, fisher_rates_holm, universal
+from ...ledger import Claim, decided
 from ...policies import METHODS
 
 PAPER = "paperlib (race)"
@@ -40,10 +40,33 @@ def fisher_points(acc: pd.DataFrame, a: str, b: str) -> PointComparison | None:
     return PointComparison(better, worse, both, gap, int(both[("reps", a)].iloc[0]), shown)
 
 
-UNIVERSAL_RULE = ("rule (one for every universal statement, paperlib.decide.universal): holds only if on every "
-                  "matrix it is significantly more often right at some budget (Fisher, Holm over that matrix's "
-                  "budgets: each matrix's test at 0.05), fails if significantly less often right at some point "
-                  "after Holm over all points, partly if shown on some matrices, else inconclusive")
+def matrix_cases(both: pd.DataFrame, a: str, b: str) -> list[Case]:
+    """One case per matrix of "``a`` is more often right than ``b``": Fisher's exact one-sided tests at each of its
+    budgets, Bonferroni over them (the smallest p-value times their number: exactly when Holm over the matrix's
+    budgets rejects at least one), both directions; the estimate the mean accuracy difference."""
+    cases = []
+    for d, g in both.groupby(level="dataset", sort=False):
+        pf, pa = zip(*(fisher_one_sided(round(r[("accuracy", a)] * r[("reps", a)]), int(r[("reps", a)]),
+                                        round(r[("accuracy", b)] * r[("reps", b)]), int(r[("reps", b)]))
+                       for _, r in g.iterrows()), strict=True)
+        k = len(pf)
+        cases.append(Case(str(d), "real", float((g[("accuracy", a)] - g[("accuracy", b)]).mean()),
+                          p_for=min(1.0, k * min(pf)), p_against=min(1.0, k * min(pa))))
+    return cases
+
+
+def draws_case(name: str, draws: np.ndarray, limit: float, below: bool = True) -> Case:
+    """A case of a bound on a bootstrapped value (``value <= limit``, else ``>= limit``): its median, 95% percentile
+    interval, and the bootstrap's one-sided p-values (the share of draws on the statement's wrong side, and on its
+    right side)."""
+    x = np.asarray(draws, dtype=float)
+    ok = x <= limit + 1e-12 if below else x >= limit - 1e-12
+    lo, hi = np.quantile(x, [0.025, 0.975])
+    return Case(name, "real", float(np.median(x)), lo, hi, p_for=float(np.mean(~ok)), p_against=float(np.mean(ok)))
+
+
+UNIVERSAL_RULE = ("one case per matrix: Fisher's exact one-sided tests at its budgets, Bonferroni over them, in both "
+                  "directions (paperlib.beyond.race.claims.matrix_cases)")
 
 
 def _grid_text(both: pd.DataFrame, reps: int) -> str:
@@ -59,13 +82,11 @@ def sysrs_vs_ucbe_claim(acc: pd.DataFrame) -> Claim:
         return Claim(PAPER, "race-sysrs-beats-ucbe", "SySRs finds the best model more often than UCB-E.",
                      "[real] not run in this profile", "no interval: not run", "untestable")
     better, worse, both, gap, reps, shown = res
-    verdict = universal(shown, worse)
-    return Claim(PAPER, "race-sysrs-beats-ucbe",
-                 "SySRs (Lyu et al. 2026) finds the best model more often than UCB-E on every real matrix.",
-                 _grid_text(both, reps),
-                 f"SySRs shown more often right on {int(shown.sum())} of {len(shown)} matrices; significantly higher "
-                 f"at {better}, lower at {worse} of {len(both)} points (Holm); mean accuracy difference {gap:+.3f}",
-                 verdict)
+    return decided(PAPER, "race-sysrs-beats-ucbe",
+                   "SySRs (Lyu et al. 2026) finds the best model more often than UCB-E on every real matrix.",
+                   _grid_text(both, reps),
+                   f"SySRs significantly higher at {better}, lower at {worse} of {len(both)} points (Holm over the "
+                   f"points); mean accuracy difference {gap:+.3f}", "universal", matrix_cases(both, "sysrs", "ucbe"))
 
 
 def sysh_vs_sysrs_claim(acc: pd.DataFrame, cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01) -> Claim:
@@ -79,15 +100,13 @@ def sysh_vs_sysrs_claim(acc: pd.DataFrame, cb: pd.DataFrame, level: float = 0.95
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb").fillna(np.inf)
     diff = (t["sysh"] - t["sysrs"]).replace(np.nan, 0.0)
     lower, higher = int((diff < -tol - 1e-12).sum()), int((diff > tol + 1e-12).sum())
-    verdict = universal(shown, worse)
-    return Claim(PAPER, "ours-sysh",
+    return decided(PAPER, "ours-sysh",
                  "SySH (ours: Sequential Halving with SySRs' synchronized examples) finds the best model more often "
                  "than SySRs on every real matrix.",
                  _grid_text(both, reps) + f"; CB_{level:g} compared per matrix, ties within one grid step",
-                 f"SySH shown more often right on {int(shown.sum())} of {len(shown)} matrices; significantly higher "
-                 f"at {better}, lower at {worse} of {len(both)} points; mean accuracy "
-                 f"difference {gap:+.3f}; CB_{level:g} lower on {lower}, higher on {higher} of {len(t)} matrices",
-                 verdict)
+                 f"SySH significantly higher at {better}, lower at {worse} of {len(both)} points (Holm over the "
+                 f"points); mean accuracy difference {gap:+.3f}; CB_{level:g} lower on {lower}, higher on {higher} of "
+                 f"{len(t)} matrices", "universal", matrix_cases(both, "sysh", "sysrs"))
 
 
 def worst_case_budget_claim(cb: pd.DataFrame, level: float, tol: float = 0.01, draws: pd.DataFrame | None = None) -> Claim:
@@ -110,12 +129,17 @@ def worst_case_budget_claim(cb: pd.DataFrame, level: float, tol: float = 0.01, d
         w = draws[draws.index.get_level_values("dataset").isin(t.index)].groupby(level="method").max()
         gap = w.loc["sysrs"].to_numpy() - w.drop(index="sysrs").min(axis=0).to_numpy()
         lo, hi = np.quantile(gap, [0.025, 0.975])
-        verdict = "holds" if hi <= tol + 1e-12 else "fails" if lo > tol + 1e-12 else "inconclusive"
         interval = f"; SySRs' worst case minus the best other's: {lo * 100:+.0f} to {hi * 100:+.0f} budget points (95%)"
-        how = ("CB read off the grid; SySRs' worst case minus the best other method's with a 95% parametric bootstrap "
-               "interval (each budget's share of right runs redrawn, paperlib.beyond.race.experiments.cb_draws; "
-               "beyond the grid counts as twice its largest budget); rule: holds if the interval lies within one grid "
-               "step, fails if above it, else inconclusive")
+        how = ("CB read off the grid; one case: SySRs' worst case minus the best other method's, a bound at one grid "
+               "step, with a 95% parametric bootstrap interval and its one-sided p-values (each budget's share of "
+               "right runs redrawn, paperlib.beyond.race.experiments.cb_draws; beyond the grid counts as twice its "
+               "largest budget)")
+        return decided(PAPER, "race-sysrs-worst-case-budget",
+                       f"SySRs (Lyu et al. 2026) needs the smallest worst-case budget to find the best model reliably "
+                       f"(largest CB_{level:g} over the matrices).",
+                       f"[real] {len(t)} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; {how}",
+                       f"worst-case CB_{level:g}: {shown}{interval}", "bound",
+                       [draws_case("SySRs' worst case minus the best other's", gap, tol)])
     return Claim(PAPER, "race-sysrs-worst-case-budget",
                  f"SySRs (Lyu et al. 2026) needs the smallest worst-case budget to find the best model reliably "
                  f"(largest CB_{level:g} over the matrices).",
@@ -159,15 +183,26 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
         share = (behind_d <= tol + 1e-12).mean(axis=0)
         worst_d = behind_d.max(axis=0)
         (s_lo, s_hi), (w_lo, w_hi) = np.quantile(share, [0.025, 0.975]), np.quantile(worst_d, [0.025, 0.975])
-        goal, slack = AUTO_GOAL_SHARE - 1e-12, AUTO_GOAL_SLACK + 1e-12
-        verdict = ("holds" if s_lo >= goal and w_hi <= slack else
-                   "fails" if s_hi < goal or w_lo > slack else "inconclusive")
         interval = (f"; 95% intervals: share of wins {s_lo:.0%} to {s_hi:.0%}, most budget points behind "
                     f"{w_lo * 100:+.0f} to {w_hi * 100:+.0f}")
-        how = ("CB read off the grid, with 95% parametric bootstrap intervals on the share of wins and on the most "
-               "points behind (each budget's share of right runs redrawn, paperlib.beyond.race.experiments.cb_draws; "
-               "beyond the grid counts as twice its largest budget); rule: holds if both intervals meet the goal, "
-               "fails if either lies beyond it, else inconclusive")
+        how = ("CB read off the grid; two cases, the goal's two parts, each a bound with a 95% parametric bootstrap "
+               "interval and its one-sided p-values (each budget's share of right runs redrawn, "
+               "paperlib.beyond.race.experiments.cb_draws; beyond the grid counts as twice its largest budget)")
+        cases = [draws_case("share of wins", share, AUTO_GOAL_SHARE, below=False),
+                 draws_case("most budget points behind", worst_d, AUTO_GOAL_SLACK)]
+    if draws is not None:
+        worst_text = ("never reached T on " + where if not np.isfinite(worst) else
+                      f"at most {max(worst, 0) * 100:.0f} points above the best other method ({where})")
+        scope = ("on the seeded test halves of the real matrices' models, against methods that include the PULSE "
+                 "family fitted on the train halves: " if split else "")
+        claim = (f"auto ({col}) has the lowest CB_{level:g} (ties within one budget point count as wins) {scope}on at "
+                 f"least {AUTO_GOAL_SHARE:.0%} of the real matrices and is never more than "
+                 f"{AUTO_GOAL_SLACK * 100:.0f} budget points worse than the best other method (the race issue's goal).")
+        return decided(PAPER, cid, claim,
+                       f"[real] {n} {'test halves' if split else 'matrices'}, budgets on a 1% grid to "
+                       f"{cb.attrs.get('max_frac', 0.3):.0%}; against {', '.join(others)}; {how}",
+                       f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}{interval}",
+                       "bound", cases)
     worst_text = ("never reached T on " + where if not np.isfinite(worst) else
                   f"at most {max(worst, 0) * 100:.0f} points above the best other method ({where})")
     scope = ("on the seeded test halves of the real matrices' models, against methods that include the PULSE family "
