@@ -242,7 +242,11 @@ def pulse_family_vs_auto_claim(acc: pd.DataFrame) -> Claim:
     verdict = next((v for v in ("holds", "partly", "inconclusive", "fails") if v in per.values()), "untestable")
     return Claim(PAPER, cid, text,
                  _grid_text(any_r.both, any_r.reps).replace("matrices", "test halves")
-                 + "; budgets below PULSE's warm-up (every test model on one batch) excluded",
+                 + "; budgets below PULSE's warm-up (every test model on one batch) excluded; each member graded by "
+                 "the universal rule (paperlib.decide.universal): holds only if on every test half it is significantly "
+                 "more often right at some budget (Fisher, Holm over that half's budgets), fails if significantly less "
+                 "often right at some point after Holm over all points, partly if shown on some halves, else "
+                 "inconclusive; the row takes its best member's verdict",
                  shown, verdict)
 
 
