@@ -190,19 +190,6 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
                "paperlib.beyond.race.experiments.cb_draws; beyond the grid counts as twice its largest budget)")
         cases = [draws_case("share of wins", share, AUTO_GOAL_SHARE, below=False),
                  draws_case("most budget points behind", worst_d, AUTO_GOAL_SLACK)]
-    if draws is not None:
-        worst_text = ("never reached T on " + where if not np.isfinite(worst) else
-                      f"at most {max(worst, 0) * 100:.0f} points above the best other method ({where})")
-        scope = ("on the seeded test halves of the real matrices' models, against methods that include the PULSE "
-                 "family fitted on the train halves: " if split else "")
-        claim = (f"auto ({col}) has the lowest CB_{level:g} (ties within one budget point count as wins) {scope}on at "
-                 f"least {AUTO_GOAL_SHARE:.0%} of the real matrices and is never more than "
-                 f"{AUTO_GOAL_SLACK * 100:.0f} budget points worse than the best other method (the race issue's goal).")
-        return decided(PAPER, cid, claim,
-                       f"[real] {n} {'test halves' if split else 'matrices'}, budgets on a 1% grid to "
-                       f"{cb.attrs.get('max_frac', 0.3):.0%}; against {', '.join(others)}; {how}",
-                       f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}{interval}",
-                       "bound", cases)
     worst_text = ("never reached T on " + where if not np.isfinite(worst) else
                   f"at most {max(worst, 0) * 100:.0f} points above the best other method ({where})")
     scope = ("on the seeded test halves of the real matrices' models, against methods that include the PULSE family "
@@ -210,10 +197,12 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
     claim = (f"auto ({col}) has the lowest CB_{level:g} (ties within one budget point count as wins) {scope}on at least "
              f"{AUTO_GOAL_SHARE:.0%} of the real matrices and is never more than {AUTO_GOAL_SLACK * 100:.0f} budget "
              "points worse than the best other method (the race issue's goal).")
-    return Claim(PAPER, cid, claim,
-                 f"[real] {n} {'test halves' if split else 'matrices'}, budgets on a 1% grid to "
-                 f"{cb.attrs.get('max_frac', 0.3):.0%}; against {', '.join(others)}; {how}",
-                 f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}{interval}", verdict)
+    evidence = (f"[real] {n} {'test halves' if split else 'matrices'}, budgets on a 1% grid to "
+                f"{cb.attrs.get('max_frac', 0.3):.0%}; against {', '.join(others)}; {how}")
+    measured = f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}{interval}"
+    if draws is not None:  # decided from its two bootstrap cases (paperlib.decide)
+        return decided(PAPER, cid, claim, evidence, measured, "bound", cases)
+    return Claim(PAPER, cid, claim, evidence, measured, verdict)
 
 
 PULSE_FAMILY = tuple(name for name, spec in METHODS.items() if spec.needs_factors)  #: the methods given V
