@@ -207,6 +207,9 @@ def test_the_report_builder_refuses_a_broken_ledger_in_one_line(case, msg, tmp_p
     import csv
     import io
 
+    import shutil
+
+    from paperlib.paths import ROOT
     from paperlib.pipeline import book
 
     rows = list(csv.DictReader(io.StringIO("".join(_ledger_rows()))))[:3]
@@ -223,6 +226,8 @@ def test_the_report_builder_refuses_a_broken_ledger_in_one_line(case, msg, tmp_p
             "short row": "paper,claim,statement,evidence,measured,verdict\nZhou et al. 2025,zhou-x,holds\n"}.get(
         case, out.getvalue())
     f = tmp_path / "claims.csv"
+    # The rows decided by construction are checked against their committed cases, so the cases travel with them.
+    shutil.copy(ROOT / "figures" / "quick" / "cases.csv", tmp_path / "cases.csv")
     if text is None:
         f.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     else:
