@@ -31,11 +31,7 @@ setup: $(VENV)/.installed
 LAB_PORT ?= 8888
 lab: setup
 	@$(PY) -m paperlib.pipeline.lab_port "$(LAB_PORT)"
-	@$(PY) -m paperlib.pipeline.lab settings $(CURDIR)/.jupyter-lab/settings >/dev/null
-	JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.jupyter-lab/settings JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.jupyter-lab/workspaces \
-	  $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --no-browser --allow-root \
-	  --ServerApp.root_dir=$(CURDIR) --ServerApp.contents_manager_class=paperlib.pipeline.lab.RecordsReadOnly \
-	  --LabApp.default_url=/lab/tree/notebooks/index.ipynb
+	@$(PY) -m paperlib.pipeline.lab serve "$(LAB_PORT)" "$(CURDIR)"
 
 reproduce: setup
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/snakemake --profile profiles/$(PROFILE) --cores $(CORES)

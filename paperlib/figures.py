@@ -79,11 +79,23 @@ def style() -> None:
     })
 
 
+#: what every figure's title says of the run it shows when that is not the paper run (issue 75, item 5): set once per
+#: notebook by :func:`paperlib.pipeline.notebook.start` (:func:`label_run`); None for the paper run and outside notebooks
+_run_note: str | None = None
+
+
+def label_run(note: str | None) -> None:
+    """Set the note :func:`reproduction_title` adds to every title (None: no note)."""
+    global _run_note
+    _run_note = note
+
+
 def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int | dict | None = None,
                        page: tuple[int, int] | None = None) -> None:
     """The figure's title: ``<paper>, <figure> (reproduction): <what>`` then the data kind(s), the repetitions
     behind each point (an int, or ``{series label: runs}`` when the series differ: the most common count is said
-    once and the others by name) and the page (``(k, K)``) where a grid is split."""
+    once and the others by name), the page (``(k, K)``) where a grid is split, and what the run is when it is not
+    the paper run (:func:`label_run`: "smoke size, not the paper run")."""
     kinds = [kinds] if isinstance(kinds, str) else sorted(set(kinds))
     tail = " + ".join(kind_tag(k) for k in kinds)
     if isinstance(reps, dict) and len(set(reps.values())) == 1:
@@ -97,6 +109,8 @@ def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int
         tail += f"; {reps} repetitions per point"
     if page and page[1] > 1:
         tail += f"; page {page[0]} of {page[1]}"
+    if _run_note:
+        tail += f"; {_run_note}"
     fig.suptitle(f"{paper}, {figure} (reproduction): {what}\n[{tail}]")
 
 

@@ -150,3 +150,108 @@ def test_a_reader_opens_the_index_and_an_executed_notebook_and_runs_a_source_not
         assert any("image/png" in o.get("data", {}) for o in outputs), "no figure among the outputs"
     finally:
         driver.quit()
+
+
+def clone_of_this_tree(dest: Path) -> Path:
+    """A clone of this checkout with its work tree's changes committed on top (what a fresh clone of that commit
+    holds), the nbstripout filter configured as `make setup` does it."""
+    import re
+
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{ROOT}", str(dest)], check=True)
+    changed = [rel for cmd in (["diff", "--name-only", "-z", "HEAD"], ["ls-files", "-o", "--exclude-standard", "-z"])
+               for rel in subprocess.run(["git", "-C", str(ROOT), *cmd], capture_output=True, text=True,
+                                         check=True).stdout.split("\0")]
+    for rel in filter(None, changed):
+        src, dst = ROOT / rel, dest / rel
+        if src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+        elif dst.exists():
+            dst.unlink()
+    keys = re.search(r"^NB_EXTRA_KEYS\s*:?=\s*(.*)$", (ROOT / "Makefile").read_text(), re.M).group(1).strip()
+    git = ["git", "-C", str(dest)]
+    for k, v in (("clean", str(Path(sys.executable).parent / "nbstripout")), ("smudge", "cat"),
+                 ("required", "false"), ("extrakeys", keys)):
+        subprocess.run([*git, "config", f"filter.nbstripout.{k}", v], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "the work tree"],
+                   check=True)
+    return dest
+
+
+def status(root: Path) -> str:
+    return subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.mark.slow
+def test_a_reader_cannot_change_a_tracked_file_short_of_saving_a_source(tmp_path):
+    """Issue 75, items 1-4 and 8, as a reader does it on a fresh clone, with `make lab`'s own server
+    (paperlib.pipeline.lab.server): the printed URL opens the index; an executed copy opens, and Run All on it stops
+    at its first cell with the command that regenerates it (nothing read or written); a parameter changed in a
+    source is discarded on closing; after waiting past JupyterLab's autosave interval `git status` is clean and the
+    record is byte-identical."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from paperlib.pipeline.lab import server
+
+    root = clone_of_this_tree(tmp_path / "clone")
+    assert status(root) == "", status(root)
+    record = root / "results" / "paper" / "notebooks" / f"{SOURCE}.ipynb"
+    before = record.read_bytes()
+    port = free_port()
+    argv, env = server(root, port, ("--IdentityProvider.token=", "--ServerApp.password=", "--LabApp.news_url=",
+                                    "--ServerApp.disable_check_xsrf=True"))
+    tracker = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True, exist_ok=True)  # every cell rendered, so the outputs can be found
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    env = {**env, "PYTHONPATH": str(root), "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter"),
+           "PAPERLIB_DATA": str(tmp_path / "no-data-here")}
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.5)
+    driver = browser()
+    try:
+        driver.get(f"{url}/")  # the printed URL, without its token (none here)
+        wait(driver, ".jp-Notebook .jp-Cell", timeout=120)
+        time.sleep(2)
+        assert "The notebooks" in driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").text
+        assert driver.current_url.split("?")[0].endswith("/lab/tree/notebooks/index.ipynb")
+
+        open_notebook(driver, url, f"results/paper/notebooks/{SOURCE}.ipynb")
+        driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").click()
+        ActionChains(driver).send_keys(Keys.ESCAPE).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL) \
+            .key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+        end = time.time() + 120
+        while time.time() < end and "RecordRerun" not in driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").text:
+            time.sleep(2)
+        text = driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").text
+        assert "is a committed record of the paper run" in text, text[-2000:]
+        assert f"snakemake --profile profiles/paper results/paper/notebooks/{SOURCE}.ipynb" in text
+        assert "FileNotFoundError" not in text and "Traceback" not in text
+        save(driver)  # a deliberate save of a record: refused by the server
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+
+        open_notebook(driver, url, f"notebooks/{SOURCE}.ipynb")
+        cells = driver.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-CodeCell .cm-content")
+        cells[-1].click()
+        ActionChains(driver).send_keys("\nx = 'a reader changed this'").perform()
+        time.sleep(125)  # past JupyterLab's default autosave interval (120 s)
+        assert status(root) == "", f"a tracked file changed without a save:\n{status(root)}"
+        ActionChains(driver).key_down(Keys.ALT).send_keys("w").key_up(Keys.ALT).perform()  # close the tab
+        discard = wait(driver, ".jp-Dialog button", timeout=30, count=1)
+        [b for b in discard if "Discard" in b.text][0].click()
+        time.sleep(3)
+        assert status(root) == "", f"a tracked file changed after discarding:\n{status(root)}"
+        assert record.read_bytes() == before
+    finally:
+        driver.quit()
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -3,6 +3,7 @@ contents manager refuses, as root too), autosave is off, and the printed URL ope
 
 import asyncio
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -59,7 +60,18 @@ def test_the_settings_turn_autosave_and_the_news_toast_off(tmp_path):
         "@jupyterlab/docmanager-extension/plugin", "@jupyterlab/apputils-extension/notification"}
 
 
-def test_make_lab_serves_with_them_and_opens_the_index():
+def test_make_lab_serves_with_them_and_opens_the_index(tmp_path):
+    """`make lab` starts the server through paperlib.pipeline.lab (the test of a reader's session starts the same):
+    the records read-only, the settings of this checkout, the index as the page the printed URL opens."""
+    from paperlib.pipeline.lab import server
+
     lab = (ROOT / "Makefile").read_text().split("\nlab: setup\n", 1)[1].split("\n\n", 1)[0]
-    assert "contents_manager_class=paperlib.pipeline.lab.RecordsReadOnly" in lab
-    assert "JUPYTERLAB_SETTINGS_DIR=" in lab and "LabApp.default_url=/lab/tree/notebooks/index.ipynb" in lab
+    assert 'paperlib.pipeline.lab serve "$(LAB_PORT)" "$(CURDIR)"' in lab
+    argv, env = server(tmp_path, 8123)
+    assert "--ServerApp.contents_manager_class=paperlib.pipeline.lab.RecordsReadOnly" in argv
+    assert "--LabApp.default_url=/lab/tree/notebooks/index.ipynb" in argv and "--ServerApp.port=8123" in argv
+    assert f"--ServerApp.root_dir={tmp_path.resolve()}" in argv and argv[1] == "lab"
+    settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    assert settings == tmp_path.resolve() / ".jupyter-lab" / "settings"
+    assert json.loads((settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").read_text()) \
+        == {"autosave": False}

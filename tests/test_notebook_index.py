@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from paperlib.pipeline.index import index_notebook, render
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,22 +31,119 @@ def test_the_index_lists_every_notebook_and_its_links_resolve():
     assert all(c["cell_type"] == "markdown" for c in nb["cells"])  # nothing to run, nothing to strip
 
 
-def test_a_notebook_at_its_defaults_says_it_runs_at_smoke_size():
-    """Issue 69, item 3: start() with no block (a notebook opened by hand) or the smoke profile's block marks the run
-    smoke; its closing section tags every verdict '(smoke)' and repeats the banner; a profile's block does not."""
+def test_every_source_notebook_names_the_command_that_regenerates_it():
+    """Issue 75, item 6: a source notebook's second cell is its rerun cell as paperlib.pipeline.records writes it,
+    naming a target whose committed record of the paper run exists."""
+    from paperlib.pipeline.index import sources, with_rerun_cell
+    from paperlib.pipeline.records import command, target
+
+    found = sources(ROOT)
+    assert len(found) >= 20
+    for src in found:
+        nb = json.loads(src.read_text())
+        assert nb == with_rerun_cell(nb, src.stem), f"{src.name}: stale rerun cell: run python -m paperlib.pipeline.index"
+        text = "".join(nb["cells"][1]["source"])
+        assert command(src.stem, "paper") in text and command(src.stem, "smoke") in text
+        assert (ROOT / target(src.stem, "paper")).is_file(), f"{src.name}: no record at {target(src.stem, 'paper')}"
+
+
+@pytest.mark.slow
+def test_the_rerun_cells_name_targets_the_workflow_makes():
+    """Every smoke command of a rerun cell is a target of the DAG (one dry run over all of them; the paper ones are
+    the same rules' outputs under results/paper/, whose records the test above finds)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from paperlib.pipeline.index import sources
+    from paperlib.pipeline.records import target
+
+    data = os.environ.get("PAPERLIB_DATA")
+    if not data or not Path(data).is_dir():
+        pytest.skip("the smoke profile's two ROBIN sets are read from $PAPERLIB_DATA")
+    targets = sorted({target(p.stem, "smoke") for p in sources(ROOT)})
+    exe = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
+    run = subprocess.run([exe, "--profile", "profiles/smoke", "--cores", "1", "-n", "--quiet", "--", *targets],
+                         cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_a_run_is_labelled_by_what_it_ran():
+    """Issue 69, item 3 and issue 75, item 5: start() with no block (a notebook opened by hand) or the smoke
+    profile's block marks the run smoke; any other block that is not the paper profile's (the quick profile's, or
+    the smoke block with one setting changed) says it is not the paper run and names what differs, in its closing
+    section and in every figure's title; only the paper profile's own block carries no label."""
+    import copy
+
+    import matplotlib.pyplot as plt
+
+    from paperlib.figures import reproduction_title
     from paperlib.ledger import Claim
     from paperlib.pipeline import notebook as nb
     from paperlib.pipeline.config import load_config, paper_config, smoke_config
 
     row = Claim("Zhou et al. 2025", "zhou-x", "a statement", "evidence", "measured", "holds")
-    nb.start("zhou", None, threads=1)
-    text = nb.what_we_measured([row]).data
-    assert "**holds** (smoke)" in text and nb.SMOKE_BANNER in text and "at smoke size" in text
-    nb.start("zhou", smoke_config("zhou"), threads=1)
-    assert "(smoke)" in nb.what_we_measured([row]).data
-    nb.start("zhou", paper_config(load_config("quick"), "zhou"), threads=1)
-    text = nb.what_we_measured([row]).data
-    assert "(smoke)" not in text and nb.SMOKE_BANNER not in text and "**holds** `zhou-x`" in text
+
+    def title():
+        fig = plt.figure()
+        reproduction_title(fig, "Zhou et al. 2025", "Figure 3", "precision", "synthetic", 2)
+        text = fig._suptitle.get_text()
+        plt.close(fig)
+        return text
+
+    try:
+        nb.start("zhou", None, threads=1)
+        text = nb.what_we_measured([row]).data
+        assert "**holds** (smoke)" in text and nb.SMOKE_BANNER in text and "at smoke size" in text
+        assert title().endswith("2 repetitions per point; smoke size, not the paper run]")
+        nb.start("zhou", smoke_config("zhou"), threads=1)
+        assert "(smoke)" in nb.what_we_measured([row]).data
+        # the smoke block with more runs: still toy data, so still not the paper run (the smoke tag alone would go)
+        more = copy.deepcopy(smoke_config("zhou"))
+        more["reps"] = {k: 7 for k in more["reps"]}
+        nb.start("zhou", more, threads=1)
+        text = nb.what_we_measured([row]).data
+        paper_reps = paper_config(load_config("paper"), "zhou")["reps"]["ucbe"]
+        assert "**holds** (not the paper run)" in text and "(smoke)" not in text and "Not the paper run" in text
+        assert f"reps.ucbe 7 (paper: {paper_reps})" in text and "datasets" in text
+        assert "not the paper run" in title()
+        nb.start("zhou", paper_config(load_config("quick"), "zhou"), threads=1)
+        text = nb.what_we_measured([row]).data
+        assert "(not the paper run)" in text and "budget_fracs" in text
+        nb.start("zhou", paper_config(load_config("paper"), "zhou"), threads=1)
+        text = nb.what_we_measured([row]).data
+        assert "paper run" not in text and nb.SMOKE_BANNER not in text and "**holds** `zhou-x`" in text
+        assert title().endswith("2 repetitions per point]")
+    finally:
+        nb.start("zhou", None, threads=1)
+
+
+def test_a_record_run_in_place_stops_at_its_first_cell(tmp_path, monkeypatch):
+    """Issue 75, item 1: a kernel started in results/<profile>/notebooks/ (JupyterLab's Run All on a committed
+    record) stops in start(), before reading or writing anything, with the command that regenerates the record;
+    the workflow's kernels (started at the checkout's root) and a source's are not stopped."""
+    import pytest
+
+    from paperlib import paths
+    from paperlib.pipeline import notebook as nb
+    from paperlib.pipeline.records import RecordRerun
+
+    (tmp_path / "results" / "paper" / "notebooks").mkdir(parents=True)
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.setattr(paths, "RESULTS_DIR", tmp_path / "results")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "results" / "paper" / "notebooks" / "zhou_fig1_cost.ipynb"))
+    monkeypatch.chdir(tmp_path / "results" / "paper" / "notebooks")
+    with pytest.raises(RecordRerun) as err:
+        nb.start("zhou", None, threads=1)
+    msg = str(err.value)
+    assert "results/paper/notebooks/zhou_fig1_cost.ipynb is a committed record" in msg
+    assert "snakemake --profile profiles/paper results/paper/notebooks/zhou_fig1_cost.ipynb" in msg
+    assert err.value._render_traceback_() == [f"RecordRerun: {msg}"]  # the message alone in the notebook
+    for cwd in (tmp_path, tmp_path / "notebooks"):
+        monkeypatch.chdir(cwd)
+        nb.start("zhou", None, threads=1)
 
 
 def test_the_cost_of_a_rerun_is_read_from_benchmark_files(tmp_path):

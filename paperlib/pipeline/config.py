@@ -301,3 +301,41 @@ def check_paper_config(pc: dict, paper: str) -> dict:
     full["profile"] = "slice"  # one paper's block in the smoke profile: not the shipped smoke settings, nor meant to be
     validate(full)
     return {**pc, "seed": seed}
+
+
+def _short(value) -> str:
+    if isinstance(value, list) and (len(value) > 4 or any(isinstance(v, (list, dict)) for v in value)):
+        return f"{len(value)} items"
+    if isinstance(value, dict):
+        return f"{len(value)} settings"
+    return str(value)
+
+
+def differences(cfg: dict, ref: dict, prefix: str = "") -> list[str]:
+    """Where a paper's slice ``cfg`` differs from ``ref`` (the paper profile's), one ``key ours (paper: theirs)``
+    per differing setting, dotted through nested blocks, in ``ref``'s order then ``cfg``'s extra keys."""
+    out = []
+    for key in list(ref) + [k for k in cfg if k not in ref]:
+        name = f"{prefix}{key}"
+        a, b = cfg.get(key, "unset"), ref.get(key, "unset")
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += differences(a, b, f"{name}.")
+        else:
+            out.append(f"{name} {_short(a)} (paper: {_short(b)})")
+    return out
+
+
+def run_label(cfg: dict, paper: str) -> str | None:
+    """What a run of one paper's notebooks is, said by what it ran (issue 75, item 5): None for the paper run (its
+    slice is the paper profile's), ``"smoke"`` for the smoke profile's, else the differences from the paper profile
+    (:func:`differences`), at most four named."""
+    ref = paper_config(load_config("paper"), paper)
+    if cfg == ref:
+        return None
+    if cfg == smoke_config(paper):
+        return "smoke"
+    diff = differences(cfg, ref)
+    more = f"; and {len(diff) - 4} more" if len(diff) > 4 else ""
+    return "; ".join(diff[:4]) + more

@@ -4,8 +4,9 @@ One markdown notebook, written from ``paperlib/pipeline/book.yaml`` (the one pla
 which paper figure): for every chapter its sections in the paper's order, each with its source notebook (runs at
 smoke size by hand) and its executed copy of the paper profile (``results/paper/notebooks/``); then
 the job notebooks the summaries gather, and any notebook of ``notebooks/`` the book does not name. ``make lab`` opens
-JupyterLab on it; ``python -m paperlib.pipeline.index`` rewrites it (``tests/test_notebook_index.py`` fails when the
-committed index is stale or misses a notebook).
+JupyterLab on it; ``python -m paperlib.pipeline.index`` rewrites it, and every source notebook's second cell, which names the command that
+regenerates it (:mod:`paperlib.pipeline.records`; ``tests/test_notebook_index.py`` fails when the committed index or a
+rerun cell is stale, or the index misses a notebook).
 """
 
 from __future__ import annotations
@@ -96,19 +97,53 @@ def render(nb: dict) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
+def with_rerun_cell(nb: dict, stem: str) -> dict:
+    """Source notebook ``nb`` with its second cell the rerun cell (:func:`paperlib.pipeline.records.rerun_cell`):
+    replaced where it is there, inserted after the title cell where not; cell ids renumbered as nbstripout does."""
+    import copy
+
+    from .records import rerun_cell
+
+    nb = copy.deepcopy(nb)
+    cells = [c for c in nb["cells"] if not (c["cell_type"] == "markdown"
+                                            and "".join(c["source"]).startswith("**Rerun.**"))]
+    cells.insert(1, rerun_cell(stem))
+    for i, c in enumerate(cells):
+        c["id"] = str(i)
+    nb["cells"] = cells
+    return nb
+
+
+def sources(root: Path) -> list[Path]:
+    return sorted(p for p in (Path(root) / "notebooks").glob("*.ipynb") if p.stem != "index")
+
+
 def main(argv=None) -> int:
+    import nbformat
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=None, help="default: notebooks/index.ipynb of the checkout")
-    p.add_argument("--check", action="store_true", help="exit 1 if the committed index is not what this writes")
+    p.add_argument("--check", action="store_true", help="exit 1 if the committed index or a source notebook's rerun "
+                                                         "cell is not what this writes")
     args = p.parse_args(argv)
     out = args.out or Path(paths.ROOT) / "notebooks" / "index.ipynb"
     text = render(index_notebook())
+    stale = []
+    for src in sources(paths.ROOT) if args.out is None else []:
+        nb = json.loads(src.read_text())
+        new = with_rerun_cell(nb, src.stem)
+        if new != nb:
+            stale.append(src.name)
+            if not args.check:
+                nbformat.write(nbformat.from_dict(new), src)
     if args.check:
         same = out.exists() and out.read_text() == text
         print(f"{out}: {'current' if same else 'stale: run python -m paperlib.pipeline.index'}")
-        return 0 if same else 1
+        for name in stale:
+            print(f"notebooks/{name}: its rerun cell is stale: run python -m paperlib.pipeline.index")
+        return 0 if same and not stale else 1
     out.write_text(text)
-    print(f"wrote {out}")
+    print(f"wrote {out}" + (f" and the rerun cells of {len(stale)} source notebooks" if stale else ""))
     return 0
 
 

@@ -10,35 +10,25 @@ until the reader saves on purpose, and a printed URL that opens the index.
   ``JUPYTERLAB_SETTINGS_DIR``): autosave off, so a changed parameter reaches a tracked source only when the reader
   saves it; no news or update toast on the first screen.
 
-``python -m paperlib.pipeline.lab settings DIR`` writes the settings (``make lab`` calls it)."""
+``python -m paperlib.pipeline.lab serve PORT CHECKOUT`` starts it on a checkout (``make lab`` calls it, after checking the
+port); ``python -m paperlib.pipeline.lab settings DIR`` writes the settings alone."""
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from tornado import web
+
+from .records import is_record, record_message
 
 #: JupyterLab user settings, one file per plugin (``<plugin path>.jupyterlab-settings``)
 SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
 }
-
-
-def is_record(path: str) -> bool:
-    """Whether a server path (relative to the checkout) is an executed copy: ``results/<profile>/notebooks/*.ipynb``."""
-    parts = PurePosixPath(str(path).strip("/")).parts
-    return len(parts) == 4 and parts[0] == "results" and parts[2] == "notebooks" and parts[3].endswith(".ipynb")
-
-
-def record_message(path: str) -> str:
-    path = str(path).strip("/")
-    profile = PurePosixPath(path).parts[1]
-    return (f"{path} is a committed record of the {profile} run and is read-only here: run its source in notebooks/, "
-            f"or regenerate it with `snakemake --profile profiles/{profile} {path}`")
 
 
 class RecordsReadOnly(AsyncLargeFileManager):
@@ -76,13 +66,39 @@ def write_settings(folder: Path) -> Path:
     return folder
 
 
+def server(root: Path, port: int, extra: tuple[str, ...] = ()) -> tuple[list[str], dict]:
+    """The command line and environment of ``make lab``'s JupyterLab on checkout ``root`` (the one place that says
+    how it starts; ``tests/test_jupyterlab.py`` starts the same): the records read-only, this checkout's settings
+    (:func:`write_settings`, under ``root/.jupyter-lab/``), the index as the page the printed URL opens."""
+    import os
+
+    root = Path(root).resolve()
+    lab = root / ".jupyter-lab"
+    write_settings(lab / "settings")
+    argv = [str(Path(sys.executable).parent / "jupyter"), "lab", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={int(port)}", "--no-browser", "--allow-root", f"--ServerApp.root_dir={root}",
+            "--ServerApp.contents_manager_class=paperlib.pipeline.lab.RecordsReadOnly",
+            "--LabApp.default_url=/lab/tree/notebooks/index.ipynb", *extra]
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(lab / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(lab / "workspaces")}
+    return argv, env
+
+
+USAGE = "usage: python -m paperlib.pipeline.lab settings DIR | serve PORT CHECKOUT"
+
+
 def main(argv=None) -> int:
+    import os
+
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] != "settings":
-        print("usage: python -m paperlib.pipeline.lab settings DIR", file=sys.stderr)
-        return 2
-    print(write_settings(Path(args[1])))
-    return 0
+    if len(args) == 2 and args[0] == "settings":
+        print(write_settings(Path(args[1])))
+        return 0
+    if len(args) == 3 and args[0] == "serve" and args[1].isdigit() and Path(args[2]).is_dir():
+        cmd, env = server(Path(args[2]), int(args[1]))
+        os.execvpe(cmd[0], cmd, env)  # JupyterLab in this process: Ctrl+C stops it, as `jupyter lab` does
+    print(USAGE, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

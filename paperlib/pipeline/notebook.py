@@ -40,8 +40,9 @@ def page_path(path, default: str, k: int) -> Path:
     return p if k == 1 else p.with_name(f"{p.stem}_p{k}{p.suffix}")
 
 
-#: whether this kernel's notebook runs at smoke size (its defaults, or the smoke profile): its verdicts say so
-_smoke = False
+#: what this kernel's run is (issue 75, item 5): None for the paper run, "smoke" for the smoke profile's (a notebook
+#: at its defaults), else how its parameters differ from the paper profile's (:func:`paperlib.pipeline.config.run_label`)
+_label: str | None = None
 
 SMOKE_BANNER = ("**Smoke size.** This notebook runs at its defaults: the smoke profile's toy data and a few runs, a "
                 "check that the code runs end to end. Its verdicts are about that wiring check, not the paper's "
@@ -49,17 +50,40 @@ SMOKE_BANNER = ("**Smoke size.** This notebook runs at its defaults: the smoke p
                 "(and `figures/paper/claims.csv`), listed in `notebooks/index.ipynb`.")
 
 
+def not_paper_banner(label: str) -> str:
+    return (f"**Not the paper run.** This run's parameters differ from the paper profile's "
+            f"(`paperlib/config/paper.yaml`): {label}. Its verdicts are about this run: the runs the ledger grades are "
+            "the executed copies under `results/paper/notebooks/` (and `figures/paper/claims.csv`).")
+
+
+def banner() -> str | None:
+    """What the first screen and the closing section say of this run, where it is not the paper run."""
+    return None if _label is None else SMOKE_BANNER if _label == "smoke" else not_paper_banner(_label)
+
+
 def start(part: str, block: dict | None, threads: int = 2, progress_log: str | None = None) -> dict:
     """A notebook's one set-up call: its block of the profile checked against the schema (the smoke profile's block
-    when ``block`` is None, so a notebook opened by hand runs at smoke size, and says so in a banner), then
-    :func:`setup`."""
-    from .config import check_paper_config, smoke_config
+    when ``block`` is None, so a notebook opened by hand runs at smoke size), then :func:`setup`. A run that is not
+    the paper run says so, by what it ran, in a banner, in its closing section and in every figure's title.
 
-    global _smoke
+    A committed record run in place (a reader's Run All on ``results/<profile>/notebooks/*.ipynb`` in JupyterLab)
+    stops here, before anything is read or written, with the command that regenerates it (:mod:`.records`)."""
+    from ..figures import label_run
+    from .config import check_paper_config, run_label, smoke_config
+    from .records import RecordRerun, kernel_record, record_message
+
+    global _label
+    record = kernel_record()
+    if record:
+        raise RecordRerun(record_message(record))
     cfg = check_paper_config(block, part) if block is not None else smoke_config(part)
-    _smoke = block is None or cfg == smoke_config(part)
+    _label = "smoke" if block is None else run_label(cfg, part)
+    label_run(None if _label is None else "smoke size, not the paper run" if _label == "smoke"
+              else "not the paper run: see its notebook")
     setup(threads, progress_log)
-    _show_markdown(SMOKE_BANNER if _smoke else provenance_line())
+    _show_markdown(banner() or provenance_line())
+    if _label not in (None, "smoke"):
+        _show_markdown(provenance_line())
     return cfg
 
 
@@ -212,14 +236,15 @@ def what_we_measured(claims: list[Claim] = (), notes: list[str] = ()):
 
     claims = final(claims)
 
-    tag = " (smoke)" if _smoke else ""
-    lines = ["## What we measured" + (" at smoke size" if _smoke else ""), ""]
+    tag = "" if _label is None else " (smoke)" if _label == "smoke" else " (not the paper run)"
+    head = "" if _label is None else " at smoke size" if _label == "smoke" else " (not the paper run)"
+    lines = ["## What we measured" + head, ""]
     for c in claims:  # the row's line, then what was measured as short bullets and per-dataset tables
         lines.append(f"- **{c.verdict}**{tag} `{c.claim}` — {c.statement}")
         lines += markdown(c.measured)
     lines += [f"- {n}" for n in notes]
     if len(lines) == 2:
         lines.append("- nothing: no claim was evaluated with these parameters")
-    if _smoke:
-        lines += ["", SMOKE_BANNER]
+    if banner():
+        lines += ["", banner()]
     return Markdown("\n".join(lines))
