@@ -206,7 +206,6 @@ def _ledger_rows():
 def test_the_report_builder_refuses_a_broken_ledger_in_one_line(case, msg, tmp_path, capsys):
     import csv
     import io
-
     import shutil
 
     from paperlib.paths import ROOT
