@@ -167,3 +167,29 @@ def test_the_cost_of_a_rerun_is_read_from_benchmark_files(tmp_path):
     text = "\n".join(cost_markdown(tmp_path, rules=["pulse_summary"]))
     assert "| `pulse_block` | 2 | 1.31 | 60.0 | 3.0 |" in text and "2 cores: 1.0 to 2.0 hours" in text
     assert "No job" in "\n".join(cost_markdown(tmp_path / "none"))
+
+
+def test_no_source_notebook_line_is_markdown_by_accident():
+    """Issue 75, item 7: a wrapped line that begins with '>' renders as a block quote (notebooks/race.ipynb's
+    '>= T at every larger budget'), one indented four spaces as code; no source notebook's prose has either."""
+    from paperlib.pipeline.index import sources
+
+    bad = []
+    for src in sources(ROOT):
+        for i, cell in enumerate(json.loads(src.read_text())["cells"]):
+            if cell["cell_type"] != "markdown":
+                continue
+            fenced = False
+            for line in "".join(cell["source"]).split("\n"):
+                fenced ^= line.startswith("```")
+                if not fenced and (line.startswith(">") or line.startswith("    ")):
+                    bad.append(f"{src.name} cell {i}: {line[:60]!r}")
+    assert not bad, bad
+
+
+def test_the_registry_says_how_to_get_a_dataset_in_one_sentence():
+    """Issue 75, item 7: no stale continuation line ("shared data into $PAPERLIB_DATA") after a dataset's `obtain`."""
+    from paperlib.data.registry import registry
+
+    for name, ds in registry().items():
+        assert "\n" not in ds.obtain and ds.obtain.count("$PAPERLIB_DATA") <= 1, (name, ds.obtain)
