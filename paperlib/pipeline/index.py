@@ -55,6 +55,20 @@ def _links(root: Path, name: str) -> str:
     return " · ".join(out)
 
 
+def _job_figures(root: Path, pattern: str | None):
+    """The committed per-dataset figures of a section's jobs (book.yaml's ``jobs.figures``, a glob under
+    ``figures/<profile>/``): ("dataset", [links]) or None."""
+    if not pattern:
+        return None
+    links = []
+    for prof in PROFILES:
+        for f in sorted((root / "figures" / prof).glob(pattern)):
+            if f.suffix == ".png":
+                rel = f.relative_to(root).as_posix()
+                links.append(f"[{f.stem}](../{rel})")
+    return ("dataset", links) if links else None
+
+
 def index_notebook(root: Path | None = None) -> dict:
     """The index as a notebook (nbformat 4 JSON)."""
     root = Path(root or paths.ROOT)
@@ -76,14 +90,18 @@ def index_notebook(root: Path | None = None) -> dict:
             jobs = (sec.get("jobs") or {}).get("notebook")
             if jobs:
                 lines.append(f"  - its jobs: `{jobs}`, one per dataset or pool (source [here](./{jobs}.ipynb); "
-                             f"their executed copies are logs, under `logs/<profile>/notebooks/`)")
+                             "their executed copies are logs of a run, written under `logs/<profile>/notebooks/` by "
+                             "the workflow and not committed)")
                 named.add(jobs)
+            figs = _job_figures(root, (sec.get("jobs") or {}).get("figures"))
+            if figs:
+                lines.append(f"  - their figures, one per {figs[0]}: " + " · ".join(figs[1]))
         parts.append("\n".join(lines) + "\n")
     jobs = [f"- `{k}`: {v} ([source](./{k}.ipynb))" for k, v in JOBS.items() if (root / "notebooks" / f"{k}.ipynb").exists()]
     named |= set(JOBS)
     parts.append("## The jobs the summaries gather\n\nRun by the workflow, one per dataset, pool, cell or block of runs; "
-                 "their tables and figures are the results the summaries read (their executed notebooks are logs of the "
-                 "run, under `logs/<profile>/notebooks/`, not committed).\n\n" + "\n".join(jobs) + "\n")
+                 "their tables and figures are the results the summaries read (their executed notebooks are logs of a "
+                 "run, written under `logs/<profile>/notebooks/` by the workflow and not committed).\n\n" + "\n".join(jobs) + "\n")
     rest = sorted(p.stem for p in (root / "notebooks").glob("*.ipynb") if p.stem not in named and p.stem != "index")
     if rest:
         parts.append("## Other notebooks\n\n" + "\n".join(f"- `{n}` ({_links(root, n)})" for n in rest) + "\n")
