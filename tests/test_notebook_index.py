@@ -193,3 +193,23 @@ def test_the_registry_says_how_to_get_a_dataset_in_one_sentence():
 
     for name, ds in registry().items():
         assert "\n" not in ds.obtain and ds.obtain.count("$PAPERLIB_DATA") <= 1, (name, ds.obtain)
+
+
+def test_a_long_cell_shows_its_progress_in_a_notebook_run_by_hand(tmp_path):
+    """Issue 75, item 7: tqdm(disable=None) is off when stderr is not a terminal, as in a Jupyter kernel; a notebook
+    run by hand shows its bar there, while the workflow's runs (a progress log) write it to the log only."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from paperlib.progress import progress_bar, send_progress_to\n"
+        "send_progress_to(None)\n"
+        "bar = progress_bar(3, 'runs')\nfor _ in range(3):\n    bar.update(1)\nbar.close()"),
+        nbformat.v4.new_code_cell(
+        f"send_progress_to({str(tmp_path / 'progress.log')!r})\n"
+        "bar = progress_bar(3, 'logged')\nbar.update(3)\nbar.close()\nsend_progress_to(None)")])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    shown = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stderr")
+    assert "runs: 100%" in shown and "3/3" in shown, nb.cells[0].outputs
+    assert not [o for o in nb.cells[1].outputs if o.get("name") == "stderr"]
+    assert "logged: 100%" in (tmp_path / "progress.log").read_text()
