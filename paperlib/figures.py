@@ -45,8 +45,10 @@ def series_styles(keys) -> dict:
 #: dashed or dotted lines and markers of their own, chosen so that no figure that draws them together (the race,
 #: the split race, PULSE's figures, certified search) repeats a colour or a marker.
 METHOD_LOOKS = {
+    # Zhou's six methods in six hue families (issue 75, item 7: orange, vermillion and tan had made three oranges):
+    # blue, orange, bluish green, reddish purple, black and grey
     "UCB-E": (0, "-", "o"), "UCB-E-LRF": (1, "-", "s"), "Row Mean Imputation": (2, "-", "^"),
-    "Filled Subset": (3, "-", "D"), "LRF": (4, "-", "v"), "UCB-E-LRF (Score Only)": (5, "-", "P"),
+    "Filled Subset": (4, "-", "D"), "LRF": (10, "-", "v"), "UCB-E-LRF (Score Only)": (7, "-", "P"),
     "SySRs": (6, "-", "X"), "SySH (ours)": (7, "-", "*"), "UCB-E (pending batches)": (8, "-", "<"),
     "UCB-E (synchronized)": (9, "-", ">"),
     "PULSE": (3, "--", "h"), "PULSE (precision-weighted)": (4, "--", "p"), "PULSE (synchronized)": (5, "--", "d"),
@@ -63,9 +65,23 @@ def method_style(name: str) -> dict:
 
     import seaborn as sns
 
-    colours = sns.color_palette("colorblind", 10).as_hex()
+    colours = sns.color_palette("colorblind", 10).as_hex() + ["#000000"]  # index 10: black
     c, ls, m = METHOD_LOOKS.get(name) or (zlib.crc32(name.encode()) % 10, "-.", MARKERS[zlib.crc32(name.encode()) % 10])
     return dict(color=colours[c], linestyle=ls, marker=m)
+
+
+def method_order(labels) -> list[str]:
+    """Methods (their labels) in the one order every figure's legend lists them: :data:`METHOD_LOOKS`'s, then any
+    other by name."""
+    rank = {name: i for i, name in enumerate(METHOD_LOOKS)}
+    return sorted(dict.fromkeys(labels), key=lambda x: (rank.get(x, len(rank)), x))
+
+
+def in_method_order(groups, key=lambda name: name) -> list[tuple]:
+    """The ``(name, group)`` pairs of a pandas groupby in :func:`method_order` of ``key(name)`` (a method's label)."""
+    groups = dict(list(groups))
+    order = method_order(key(m) for m in groups)
+    return sorted(groups.items(), key=lambda kv: order.index(key(kv[0])))
 
 
 def style() -> None:

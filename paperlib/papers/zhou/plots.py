@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from ...figures import budget_axis, kind_tag, method_style, panel_pages, reproduction_title
+from ...figures import budget_axis, kind_tag, in_method_order, method_style, panel_pages, reproduction_title
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
@@ -23,7 +23,7 @@ def figure3(table: pd.DataFrame, order: list[str], kinds: pd.Series, metrics: li
             for ax, i in zip(axes, idx, strict=True):
                 ds = order[i]
                 sub = table[(table.dataset == ds) & (table.metric == metric)]
-                for method, g in sub.groupby("method", sort=False):
+                for method, g in in_method_order(sub.groupby("method", sort=False), label):
                     x = 100 * g.budget_frac
                     line, = ax.plot(x, g.value, ms=2, lw=1, label=label(method), **method_style(label(method)))
                     # bands rasterized inside the vector version (138 of them make its SVG far larger)
@@ -68,7 +68,7 @@ def figure3_summary(table: pd.DataFrame, kinds: pd.Series, metrics: list[str]):
     flat = axes.ravel()
     for ax, metric in zip(flat, metrics, strict=False):
         summ = dataset_means(table, metric)
-        for method, g in summ.groupby("method", sort=False):
+        for method, g in in_method_order(summ.groupby("method", sort=False), label):
             x = 100 * g.frac
             st = method_style(label(method))
             line, = ax.plot(x, g["mean"], ms=2.5, lw=1.2, label=label(method), **st)
