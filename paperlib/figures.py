@@ -49,7 +49,7 @@ METHOD_LOOKS = {
     # blue, orange, bluish green, reddish purple, black and grey
     "UCB-E": (0, "-", "o"), "UCB-E-LRF": (1, "-", "s"), "Row Mean Imputation": (2, "-", "^"),
     "Filled Subset": (4, "-", "D"), "LRF": (10, "-", "v"), "UCB-E-LRF (Score Only)": (7, "-", "P"),
-    "SySRs": (6, "-", "X"), "SySH (ours)": (7, "-", "*"), "UCB-E (pending batches)": (8, "-", "<"),
+    "SySRs": (6, "-", "X"), "SySH (ours)": (11, "-", "*"), "UCB-E (pending batches)": (8, "-", "<"),
     "UCB-E (synchronized)": (9, "-", ">"),
     "PULSE": (3, "--", "h"), "PULSE (precision-weighted)": (4, "--", "p"), "PULSE (synchronized)": (5, "--", "d"),
     "Naive-Pooling": (2, ":", "H"), "PULSE (paper-literal)": (1, "-.", "8"), "auto (SySRs)": (6, "--", "X"),
@@ -65,7 +65,8 @@ def method_style(name: str) -> dict:
 
     import seaborn as sns
 
-    colours = sns.color_palette("colorblind", 10).as_hex() + ["#000000"]  # index 10: black
+    # seaborn's colour-blind ten, then black (10) and Tol's wine (11): the race draws ten methods together
+    colours = sns.color_palette("colorblind", 10).as_hex() + ["#000000", "#882255"]
     c, ls, m = METHOD_LOOKS.get(name) or (zlib.crc32(name.encode()) % 10, "-.", MARKERS[zlib.crc32(name.encode()) % 10])
     return dict(color=colours[c], linestyle=ls, marker=m)
 
