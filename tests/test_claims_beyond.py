@@ -22,11 +22,15 @@ def test_search_certified_claims_verdicts():
     from paperlib.beyond.search.claims import correctness_claim
     from paperlib.ledger import states_uncertainty
 
-    assert correctness_claim(_savings(50, 50, 0), 0.05).verdict == "holds"
-    assert correctness_claim(_savings(50, 50, 2), 0.05).verdict == "holds"  # 4%, interval reaches below 5%
-    assert correctness_claim(_savings(50, 50, 12), 0.05).verdict == "fails"  # exact interval above 5%
+    # a bound P(wrong) <= 0.05 (paperlib.decide.rate_case): 0 wrong of 100 shows it (P(X = 0 | 0.05) = 0.95^100 =
+    # 0.006), 0 of 50 does not (0.95^50 = 0.077); 2 of 50 (4%, exact interval 0.5%-13.7%) allows both answers
+    assert correctness_claim(_savings(100, 100, 0, reps=100), 0.05).verdict == "holds"
+    assert correctness_claim(_savings(50, 50, 0), 0.05).verdict == "inconclusive"
+    assert correctness_claim(_savings(50, 50, 2), 0.05).verdict == "inconclusive"
+    assert correctness_claim(_savings(50, 50, 12), 0.05).verdict == "fails"  # P(X >= 12 | 0.05) ~ 1e-5
     assert correctness_claim(_savings(0, 0, 0), 0.05).verdict == "untestable"
-    c = correctness_claim(_savings(50, 50, 0), 0.05)
+    c = correctness_claim(_savings(100, 100, 0, reps=100), 0.05)
+    assert c.kind == "bound" and len(c.cases) == 1 and abs(c.cases[0].p_for - 0.95 ** 100) < 1e-12
     assert states_uncertainty(c) and c.claim.startswith("search-")
 
 
@@ -48,7 +52,8 @@ def test_adaptive_vs_uniform_certification_is_graded_by_a_rank_test_per_matrix()
     # a universal statement ("on every matrix", paperlib.decide.universal): one matrix significantly the other way
     # refutes it; fewer on one matrix and no difference on another is partly
     both = adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": high}, {"a": high, "b": low}), 0.05)
-    assert both.verdict == "fails" and "fewer calls on 1 of 2 matrices" in both.measured and "more on 1 (Holm)" in both.measured
+    assert both.verdict == "fails" and "fewer calls on 1 of 2 matrices" in both.measured
+    assert "contradicted on 1 (1 after Holm)" in both.measured and both.kind == "universal" and len(both.cases) == 2
     some = adaptive_vs_uniform_claim(_certified_runs({"a": low, "b": low}, {"a": high, "b": low}), 0.05)
     assert some.verdict == "partly" and "fewer calls on 1 of 2 matrices" in some.measured
     assert adaptive_vs_uniform_claim(_certified_runs({"a": high}, {"a": low}), 0.05).verdict == "fails"
@@ -221,10 +226,14 @@ def test_oracle_claim_compares_the_median_interval_with_1_5x_the_oracle():
 
     assert oracle_claim(table((0.20, 0.29), (0.25, 0.30)), 0.05).verdict == "holds"        # <= 0.30 = 1.5 x 0.2
     assert oracle_claim(table((0.20, 0.29), (0.31, 0.35)), 0.05).verdict == "fails"        # one lies above 1.5x
-    assert oracle_claim(table((0.20, 0.29), (0.28, 0.33)), 0.05).verdict == "inconclusive"  # straddles 1.5x
+    # a bound on every matrix (the universal rule): the first matrix's ratio 1.225x [1.0, 1.45] is below 1.5x (one-
+    # sided p = 0.008, 0.016 after Holm over two), the second straddles 1.5x: partly
+    assert oracle_claim(table((0.20, 0.29), (0.28, 0.33)), 0.05).verdict == "partly"
+    assert oracle_claim(table((0.24, 0.34), (0.28, 0.33)), 0.05).verdict == "inconclusive"  # both straddle
     assert oracle_claim(table(), 0.05).verdict == "untestable"
-    # "one lies above" rests on one matrix of two: its Bonferroni interval (at 97.5%) must lie above too
-    assert oracle_claim(table((0.20, 0.29), (0.31, 0.35), widen=0.02), 0.05).verdict == "inconclusive"
+    # above 1.5x at 0.05 on one matrix of two but not after Holm: 1.615x [1.49, 1.74], z = 1.8, p = 0.036, x 2 > 0.05
+    c = oracle_claim(table((0.20, 0.29), (0.298, 0.348)), 0.05)
+    assert c.verdict == "partly" and 0.025 < c.cases[1].p_against < 0.05, c.cases
 
 
 def test_savings_table_adds_the_bonferroni_interval_of_the_median():

@@ -7,30 +7,35 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...decide import holm_signs, interval_case, rate_case, universal
+from ...decide import Case, cases_summary, interval_case, rate_case, split_p
 from ...ledger import Claim, decided
-from ...stats import clopper_pearson
 
 PAPER = "paperlib (certified search)"
 
 
 def correctness_claim(table: pd.DataFrame, delta: float) -> Claim:
-    """A certified pick is wrong in at most delta of the runs: fails only if the exact interval lies above delta."""
-    k, n = int(table.wrong.sum()), int(table.certified.sum())
-    kinds = "/".join(sorted(set(table.kind))) or "none"
-    if n == 0:
-        return Claim(PAPER, "search-certified-choices-right", f"A choice certified at delta = {delta:g} is the best model "
-                     f"with probability >= {1 - delta:g}.", f"[{kinds}] no run was certified", "no interval: nothing certified",
-                     "untestable")
-    lo, hi = clopper_pearson(k, n)
-    verdict = "fails" if lo > delta else "holds"
-    return Claim(PAPER, "search-certified-choices-right",
-                 f"A choice certified at delta = {delta:g} (anytime-valid confidence sequences: delta / n per model, "
-                 f"or delta / (n - 1) per paired difference for lucb-pd; stopped at the first certificate) is the "
-                 f"best model with probability >= {1 - delta:g}.",
-                 f"[{kinds}] {n} certified runs over {table.dataset.nunique()} matrices and "
-                 f"{table.method.nunique()} methods ({', '.join(sorted(set(table.method)))})",
-                 f"wrong certified picks {k}/{n}, exact 95% CI [{lo:.4f}, {hi:.4f}]", verdict)
+    """A certified pick is wrong in at most delta of the runs: a bound, one case per (method, data kind), its wrong
+    certified picks over its certified runs (:func:`paperlib.decide.rate_case`: the exact interval and the exact
+    one-sided binomial tests at delta)."""
+    stmt = (f"A choice certified at delta = {delta:g} (anytime-valid confidence sequences: delta / n per model, "
+            f"or delta / (n - 1) per paired difference for lucb-pd; stopped at the first certificate) is the "
+            f"best model with probability >= {1 - delta:g}.")
+    kinds = "/".join(sorted(set(table.kind))) if len(table) else "none"
+    cases, parts = [], []
+    for (method, kind), g in (table.groupby(["method", "kind"], sort=True) if len(table) else []):
+        k, n = int(g.wrong.sum()), int(g.certified.sum())
+        if n == 0:
+            parts.append(f"{method} ({kind}): nothing certified")
+            continue
+        cases.append(rate_case(f"{method} ({kind})", kind, k, n, delta))
+        parts.append(f"{method} ({kind}) {k}/{n} (exact 95% interval {cases[-1].lo:.4f}-{cases[-1].hi:.4f})")
+    k, n = (int(table.wrong.sum()), int(table.certified.sum())) if len(table) else (0, 0)
+    return decided(PAPER, "search-certified-choices-right", stmt,
+                   f"[{kinds}] {n} certified runs over {table.dataset.nunique() if len(table) else 0} matrices and "
+                   f"{table.method.nunique() if len(table) else 0} methods; one case per (method, data kind): its "
+                   f"wrong certified picks over its certified runs, a bound at delta = {delta:g}",
+                   f"wrong certified picks {k}/{n} in all; " + ("; ".join(parts) or "no run was certified"),
+                   "bound", cases)
 
 
 ADAPTIVE, UNIFORM, CERTIFYING = "ucbe", "row-mean", "lucb"
@@ -55,77 +60,66 @@ def lucb_vs_ucbe_claim(runs: pd.DataFrame, delta: float, alpha: float = 0.05) ->
 
 
 def fewer_calls_claim(runs: pd.DataFrame, better: str, worse: str, cid: str, stmt: str, alpha: float = 0.05) -> Claim:
-    """Method ``better`` certifies with fewer calls than method ``worse``.
+    """Method ``better`` certifies with fewer calls than method ``worse``, on every matrix: universal, one case per
+    matrix.
 
     ``runs``: :func:`~paperlib.beyond.search.experiments.certified_runs` (one row per repetition, its calls at the
-    first certificate, the full matrix when none). Per matrix a two-sided Mann-Whitney U test (scipy) of the two
-    methods' calls, Holm's correction over the matrices (family-wise ``alpha``: :func:`paperlib.decide.holm_signs`);
-    graded by :func:`paperlib.decide.comparison` on the matrices where ``better`` needs significantly fewer / more
-    calls.
+    first certificate, the full matrix when none). A case's p-values are the one-sided halves of a two-sided
+    Mann-Whitney U test (scipy) of the two methods' calls (:func:`paperlib.decide.split_p`, by the side the medians
+    lie on); :func:`paperlib.decide.decide` applies the universal rule (Holm over the matrices for a contradiction).
     """
     from scipy.stats import mannwhitneyu
 
     have = set(runs.method) if len(runs) else set()
     if not {better, worse} <= have:
-        return Claim(PAPER, cid, stmt, f"[none] both {better} and {worse} must run", "no interval: not run",
-                     "untestable")
-    pv, sign, parts, shown = [], [], [], []
+        return decided(PAPER, cid, stmt, f"[none] both {better} and {worse} must run", "not run", "universal", [])
+    cases, parts = [], []
     for ds, g in runs.groupby("dataset", sort=False):
         a, b = g[g.method == better].frac.to_numpy(), g[g.method == worse].frac.to_numpy()
-        p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue) if len(a) and len(b) else 1.0
-        pv.append(p)
-        shown.append(p < alpha and len(a) > 0 and np.median(a) < np.median(b))  # this matrix's own test at alpha
-        sign.append(np.sign(np.median(a) - np.median(b)) if len(a) and len(b) else 0.0)
-        parts.append(f"{ds}: {np.median(a):.1%} vs {np.median(b):.1%} (p = {p:.2g})")
-    more, fewer = holm_signs(pv, sign, alpha)  # (positive: the median of ``better`` is larger, i.e. more calls)
+        if not (len(a) and len(b)):
+            continue
+        p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+        ma, mb = float(np.median(a)), float(np.median(b))
+        p_for, p_against = split_p(p, np.sign(mb - ma))  # toward the statement: better's median below worse's
+        cases.append(Case(str(ds), str(g.kind.iloc[0]), ma / mb if mb > 0 else float("nan"), p_for=p_for,
+                          p_against=p_against))
+        parts.append(f"{ds}: {ma:.1%} vs {mb:.1%} (p = {p:.2g})")
     kinds = "/".join(sorted(set(runs.kind)))
     runs_per = int(runs[runs.method.isin([better, worse])].groupby(["dataset", "method"]).size().min())
-    return Claim(PAPER, cid, stmt,
-                 f"[{kinds}] {runs.dataset.nunique()} matrices, {runs_per} runs per method, each to its first "
-                 "certificate (cap: the full matrix); two-sided Mann-Whitney U test of the calls per matrix, Holm's "
-                 f"correction over the matrices for a contradiction (family-wise {alpha:g}); rule (one for every "
-                 "universal statement, paperlib.decide.universal): holds only if "
-                 f"{better} needs significantly fewer calls on every matrix (each matrix's test at {alpha:g}), fails "
-                 "if it needs significantly more on some matrix after Holm, partly if fewer on some, else inconclusive",
-                 f"{better} needs significantly fewer calls on {int(sum(shown))} of {runs.dataset.nunique()} matrices "
-                 f"(each at {alpha:g}; {fewer} after Holm), more on {more} (Holm); median share of the matrix, "
-                 f"{better} vs {worse}: " + "; ".join(parts),
-                 universal(shown, more))
+    return decided(PAPER, cid, stmt,
+                   f"[{kinds}] {runs.dataset.nunique()} matrices, {runs_per} runs per method, each to its first "
+                   "certificate (cap: the full matrix); one case per matrix: the ratio of the two median shares, the "
+                   "one-sided halves of a two-sided Mann-Whitney U test of the calls",
+                   cases_summary(cases, f"{better} needs significantly fewer calls", "on", " matrices")
+                   + f"; median share of the matrix, {better} vs {worse}: " + "; ".join(parts),
+                   "universal", cases)
 
 
 def oracle_claim(table: pd.DataFrame, delta: float, method: str = CERTIFYING, limit: float = 1.5) -> Claim:
     """Issue 29's goal: the median calls to certify are at most ``limit`` times the oracle allocation's
-    (:func:`~paperlib.beyond.search.experiments.oracle_fraction`) on every matrix.
-
-    Per matrix the distribution-free 95% interval of the median (``median_lo``, ``median_hi``) against ``limit``
-    x oracle: holds if every interval lies at or below it (an intersection-union test, each at 95%), fails if some
-    interval lies above it, read on the Bonferroni intervals at 1 - 0.05 / matrices (``median_lo_adj``; issue 57: a
-    verdict resting on one matrix of several), else inconclusive. A table without them (before issue 57) cannot
-    fail.
-    """
+    (:func:`~paperlib.beyond.search.experiments.oracle_fraction`) on every matrix: a bound, one case per matrix, the
+    ratio of the median to the oracle with the distribution-free 95% interval of the median (``median_lo``,
+    ``median_hi``) over the oracle (:func:`paperlib.decide.interval_case`)."""
     cid = "search-lucb-within-1-5x-oracle" if (method, limit) == (CERTIFYING, 1.5) else f"search-{method}-oracle"
     stmt = (f"Certifying the best model at delta = {delta:g} with {method} takes at most {limit:g} times the calls of an "
             "oracle allocation that knows every gap and paired variance, on every matrix (our goal, issue 29; the "
             "oracle is a yardstick, not a lower bound).")
     g = table[table.method == method] if len(table) else table
     if len(g) == 0:
-        return Claim(PAPER, cid, stmt, f"[none] {method} did not run", "no interval: not run", "untestable")
+        return decided(PAPER, cid, stmt, f"[none] {method} did not run", "not run", "bound", [])
+    cases = [interval_case(str(r.dataset), str(r.kind), r.frac_median / r.oracle, r.median_lo / r.oracle,
+                           r.median_hi / r.oracle, limit) for r in g.itertuples()]
     ratio_hi = g.median_hi / g.oracle
-    adj_lo = g.median_lo_adj / g.oracle if "median_lo_adj" in g else pd.Series(-np.inf, index=g.index)
-    above, below = int((adj_lo > limit).sum()), int((ratio_hi <= limit).sum())
-    verdict = "fails" if above else ("holds" if below == len(g) else "inconclusive")
-    parts = [f"{r.dataset}: {r.frac_median / r.oracle:.2f}x [{r.median_lo / r.oracle:.2f}, {r.median_hi / r.oracle:.2f}]"
-             for r in g.itertuples()]
-    return Claim(PAPER, cid, stmt,
-                 f"[{'/'.join(sorted(set(g.kind)))}] {len(g)} matrices, {int(g.reps.min())} runs each; the oracle "
-                 "scores the best row in full and rival j on min(m, 2 var_j log(2(n-1)/delta) / gap_j^2) examples; "
-                 "95% order-statistic interval of the median per matrix; rule: holds if every interval is at or below "
-                 f"{limit:g}x (an intersection-union test), fails if one lies above, read on the intervals at "
-                 f"1 - 0.05 / {len(g)} (Bonferroni over the matrices), else inconclusive",
-                 f"median calls / oracle: at or below {limit:g}x on {below}, above on {above} of {len(g)} matrices "
-                 f"(below the oracle itself on {int((ratio_hi < 1).sum())}: it is a yardstick, not a bound"
-                 + (_bound_text(g) if "bound" in g and g.bound.notna().any() else "") + "); "
-                 + "; ".join(parts), verdict)
+    parts = [f"{c.name}: {c.estimate:.2f}x [{c.lo:.2f}, {c.hi:.2f}]" for c in cases]
+    return decided(PAPER, cid, stmt,
+                   f"[{'/'.join(sorted(set(g.kind)))}] {len(g)} matrices, {int(g.reps.min())} runs each; the oracle "
+                   "scores the best row in full and rival j on min(m, 2 var_j log(2(n-1)/delta) / gap_j^2) examples; "
+                   "one case per matrix: the median calls over the oracle's, with the 95% order-statistic interval of "
+                   f"the median, a bound at {limit:g}",
+                   cases_summary(cases, f"at or below {limit:g}x shown", "on", " matrices")
+                   + f"; below the oracle itself on {int((ratio_hi < 1).sum())} (it is a yardstick, not a bound"
+                   + (_bound_text(g) if "bound" in g and g.bound.notna().any() else "") + "); "
+                   + "; ".join(parts), "bound", cases)
 
 
 def _bound_text(g: pd.DataFrame) -> str:
