@@ -518,3 +518,25 @@ def interval_case(name: str, data: str, estimate: float, lo: float, hi: float, l
     p_for, p_against = (under, above) if below else (above, under)
     return Case(name, data, estimate, lo, hi, p_for=p_for, p_against=p_against if can_contradict else 1.0,
                 paper=paper)
+
+
+def equivalence_case(name: str, data: str, d: float, se: float, within: float, beyond: float,
+                     valid: bool = True) -> Case:
+    """A case of "similar" (or "not drastically different"): a difference ``d`` with standard error ``se`` (normal).
+    ``p_for``: the two one-sided tests (TOST) of ``|d| >= within`` (small when the difference is shown inside
+    +-within); ``p_against``: the test of ``|d| <= beyond``, either side (twice the smaller one-sided p-value; small
+    when the difference is shown beyond +-beyond). ``valid=False`` (too few runs behind the normal approximation):
+    a case that shows nothing either way (both p-values 1)."""
+    from scipy.stats import norm
+
+    d, se = float(d), float(se)
+    if not valid or not np.isfinite(d):
+        return Case(name, data, d, d - Z95 * se, d + Z95 * se)
+    if se <= 0:
+        p_for = 0.0 if abs(d) < within else 1.0
+        p_against = 0.0 if abs(d) > beyond else 1.0
+    else:
+        p_for = float(max(norm.sf((d + within) / se), norm.cdf((d - within) / se)))
+        p_against = float(min(1.0, 2 * min(norm.sf((d - beyond) / se), norm.cdf((d + beyond) / se))))
+    return Case(name, data, d, d - Z95 * se, d + Z95 * se, p_for=p_for, p_against=p_against)
+

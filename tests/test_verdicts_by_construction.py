@@ -89,6 +89,20 @@ def test_interval_case_reads_the_interval_as_a_normal_one():
     assert interval_case("k", "synthetic", 1.2, 1.1, 1.3, 1.0, can_contradict=False).p_against == 1.0
 
 
+def test_equivalence_case_is_two_one_sided_tests_and_a_test_beyond_the_drastic_margin():
+    """Hand-computed normal tail areas: d = 0, se 0.05 inside +-0.1 is two one-sided tests at z = 2 (p = 0.02275);
+    d = 0.35 beyond +-0.25 by 2 s.e. (twice 0.02275, either side); too few runs shows nothing."""
+    from paperlib.decide import equivalence_case
+
+    c = equivalence_case("e", "real", 0.0, 0.05, 0.1, 0.25)
+    assert c.p_for == pytest.approx(0.0227501, abs=1e-6) and c.p_against == pytest.approx(1.0, abs=1e-6)
+    far = equivalence_case("e", "real", -0.35, 0.05, 0.1, 0.25)
+    assert far.p_against == pytest.approx(2 * 0.0227501, abs=1e-6) and far.p_for > 0.99
+    assert decide("equivalence", [c]).verdict == "holds" and decide("equivalence", [far]).verdict == "fails"
+    few = equivalence_case("e", "real", 0.0, 0.05, 0.1, 0.25, valid=False)
+    assert (few.p_for, few.p_against) == (1.0, 1.0) and decide("equivalence", [few]).verdict == "inconclusive"
+
+
 def test_one_rule_for_data_kinds_and_fits():
     mixed = [C(0.001, data="synthetic"), C(0.001, data="synthetic"), C(0.6, 0.001, data="real")]
     d = decide("universal", mixed)

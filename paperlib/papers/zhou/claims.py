@@ -12,13 +12,15 @@ import numpy as np
 import pandas as pd
 
 from ...decide import (
+    DATA_KINDS,
+    EQUIVALENCE_MARGINS,
     Z95,
     Case,
     all_any,
     bootstrap_p,
     cases_summary,
     conjunction,
-    equivalence,
+    equivalence_case,
     holm_reject,
     holm_signs,
     normal_p,
@@ -39,8 +41,6 @@ LRF_HARD_SAVING = 0.05     # UCB-E-LRF's saving on the harder half that counts a
 ALPACA_FRAC = 0.08         # "precision 1 with 8% of the budget" on AlpacaEval
 ALPACA_BASELINE_FRAC = 0.5 # baselines "need 80-90%": at least half the budget
 SCORE_ONLY_GAP = 0.05      # "clearly worse": mean precision at least this much lower
-ETA_SIMILAR, ETA_PARTLY = 0.1, 0.25
-BATCH_SIMILAR, BATCH_PARTLY = 0.15, 0.3
 WARMUP_NEAR_BEST = 0.05
 LOW_RANK_RANK = 5          # the low-rank row compares the top-5 share with its row-shuffled null
 BATCH_TIME_RATIO = 16.0    # "b = 2 takes almost 16 times as much time as b = 32"
@@ -632,16 +632,11 @@ def _setting_diff(mean: pd.Series, se: pd.Series, d: str, f: str, a, b) -> tuple
     return float(da - db), float(np.hypot(se.get((d, f, str(a)), 0.0), se.get((d, f, str(b)), 0.0)))
 
 
-def similar_verdict(pairs: list[tuple[float, float]], similar: float, drastic: float, reps: int | None) -> str:
-    """'Performance is similar across settings' (:func:`paperlib.decide.equivalence`), never ``holds`` or
-    ``partly`` with fewer than ``MIN_REPS_NORMAL`` repetitions (or an unknown number)."""
-    return equivalence(pairs, similar, drastic, enough=reps is not None and reps >= MIN_REPS_NORMAL)
-
-
 def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, metric: str,
-                    reps: int | None = None) -> list[Claim]:
+                    reps: int | None = None, data_kinds: dict | None = None) -> list[Claim]:
     """Figure 4: Score Only vs UCB-E-LRF on the hardest dataset; robustness to eta, batch size, warm-up,
-    ensemble size and rank; the time cost of small batches. ``reps``: repetitions per setting."""
+    ensemble size and rank; the time cost of small batches. ``reps``: repetitions per setting; ``data_kinds``: each
+    dataset's data kind (else ``kinds`` for all, where it is one)."""
     mean, se = _mean_se(abl, metric)
     ev = (f"[{kinds}] notebooks/zhou_fig4_ablations.ipynb; mean top-1 precision (eps=0.01) over the ablation grid, "
           f"{reps if reps else 'unknown'} repetitions per setting; standard error = mean of the per-budget ones; no "
@@ -649,10 +644,6 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
 
     def diff(d, f, a, b):
         return _setting_diff(mean, se, d, f, a, b)
-
-    def pairs(d, f, keep):
-        have = [str(k) for k in keep if (d, f, str(k)) in mean.index]
-        return [diff(d, f, a, b) for i, a in enumerate(have) for b in have[i + 1:]]
 
     so, so_se = diff(hard, "variant", "UCB-E-LRF", "Score Only")
     sig = _significant(so, so_se, reps)
@@ -662,22 +653,41 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
                     f"UCB-E-LRF minus Score Only: {so:+.2f} (se {so_se:.2f})",
                     "fails" if sig < 0 else ("holds" if sig > 0 and so >= SCORE_ONLY_GAP else
                                              "partly" if sig > 0 else "inconclusive"))]
-    eta = [p for d in names for p in pairs(d, "eta", [0.1, 0.5, 1, 5])]
-    worst = max(eta, key=lambda p: abs(p[0])) if eta else (np.nan, np.nan)
-    claims.append(Claim(PAPER, "zhou-ablation-eta", "eta from 0.1 to 5 gives similar performance",
-                        ev + f"; rule: holds if every pairwise difference's 95% interval lies within +-{ETA_SIMILAR}, fails if "
-                        f"one lies beyond +-{ETA_PARTLY}, partly if some difference is significant (these two counted after Holm's "
-                        f"correction over the {len(eta)} pairs), else inconclusive",
-                        f"largest pairwise difference over eta in 0.1-5: {abs(worst[0]):.2f} (se {worst[1]:.2f})",
-                        similar_verdict(eta, ETA_SIMILAR, ETA_PARTLY, reps)))
-    bs = [p for d in names for p in pairs(d, "batch_size", sorted({str(v) for (_, f, v) in mean.index if f == "batch_size"}, key=float))]
-    worst = max(bs, key=lambda p: abs(p[0])) if bs else (np.nan, np.nan)
-    claims.append(Claim(PAPER, "zhou-ablation-batch", "Performance does not vary drastically with the batch size",
-                        ev + f"; rule: holds if every pairwise difference's 95% interval lies within +-{BATCH_SIMILAR}, fails "
-                        f"if one lies beyond +-{BATCH_PARTLY}, partly if some difference is significant (these two counted after "
-                        f"Holm's correction over the {len(bs)} pairs), else inconclusive",
-                        f"largest pairwise difference over batch sizes: {abs(worst[0]):.2f} (se {worst[1]:.2f})",
-                        similar_verdict(bs, BATCH_SIMILAR, BATCH_PARTLY, reps)))
+    similar, drastic = EQUIVALENCE_MARGINS[PAPER]
+    enough = reps is not None and reps >= MIN_REPS_NORMAL
+
+    def kind_of(d):
+        return (data_kinds or {}).get(d, kinds if kinds in DATA_KINDS else "none")
+
+    def pair_cases(factor, keep, within):
+        out = []
+        for d in names:
+            have = [str(k) for k in keep if (d, factor, str(k)) in mean.index]
+            out += [equivalence_case(f"{d}: {factor} {a} vs {b}", kind_of(d), *diff(d, factor, a, b), within, drastic,
+                                     valid=enough) for i, a in enumerate(have) for b in have[i + 1:]]
+        return out
+
+    def worst(cases):
+        c = max(cases, key=lambda c: abs(c.estimate)) if cases else None
+        return "-" if c is None else f"{c.name} {c.estimate:+.2f} (95% interval {c.lo:+.2f} to {c.hi:+.2f})"
+
+    margin_text = (f"the paper's margins (paperlib.decide.EQUIVALENCE_MARGINS): similar within +-{similar:g}, drastic "
+                   f"beyond +-{drastic:g}; no case shows anything with fewer than {MIN_REPS_NORMAL} repetitions")
+    eta = pair_cases("eta", [0.1, 0.5, 1, 5], similar)
+    claims.append(decided(PAPER, "zhou-ablation-eta", "eta from 0.1 to 5 gives similar performance",
+                          ev + f"; one case per (dataset, pair of eta values): the difference of their means, shown "
+                          f"similar by two one-sided tests within +-{similar:g}, contradicted beyond +-{drastic:g}; "
+                          + margin_text,
+                          cases_summary(eta, "similar", "in", " pairs") + f"; largest difference: {worst(eta)}",
+                          "equivalence", eta))
+    sizes = sorted({str(v) for (_, f, v) in mean.index if f == "batch_size"}, key=float)
+    bs = pair_cases("batch_size", sizes, drastic)
+    claims.append(decided(PAPER, "zhou-ablation-batch", "Performance does not vary drastically with the batch size",
+                          ev + "; one case per (dataset, pair of batch sizes): the difference of their means, shown not "
+                          f"drastic by two one-sided tests within +-{drastic:g}, contradicted beyond +-{drastic:g}; "
+                          + margin_text,
+                          cases_summary(bs, "not drastic", "in", " pairs") + f"; largest difference: {worst(bs)}",
+                          "equivalence", bs))
     claims += _ensemble_rank_time_claims(abl, names, hard, ev, metric, reps)
     gaps = []
     for d in names:
@@ -1010,4 +1020,5 @@ def ablation_claims_from(abl: pd.DataFrame, cfg: dict) -> list[Claim]:
     names = list(dict.fromkeys(abl.dataset))
     hard = max(names, key=lambda d: hardness_h1(data.load(d).means))
     kinds = "/".join(sorted({data.info(d).kind for d in names}))
-    return ablation_claims(abl, names, hard, kinds, MAIN_METRIC, reps=int(cfg["ablation"]["reps"]))
+    return ablation_claims(abl, names, hard, kinds, MAIN_METRIC, reps=int(cfg["ablation"]["reps"]),
+                           data_kinds={d: data.info(d).kind for d in names})

@@ -7,7 +7,14 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from ...figures import budget_axis, kind_tag, in_method_order, method_style, panel_pages, reproduction_title
+from ...figures import (
+    budget_axis,
+    in_method_order,
+    kind_tag,
+    method_style,
+    panel_pages,
+    reproduction_title,
+)
 from ...policies import label
 
 PAPER = "Zhou et al. 2025"
