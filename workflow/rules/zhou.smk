@@ -76,6 +76,7 @@ rule zhou_fig1:
     input:
         nb="notebooks/zhou_fig1_cost.ipynb",
         reach=rules.zhou_fig3.output.reach,
+        settles=rules.zhou_fig3.input.settles,
     output:
         nb=f"{RES}/notebooks/zhou_fig1_cost.ipynb",
         fig=f"{FIG}/zhou_fig1.png",
