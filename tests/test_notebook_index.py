@@ -167,6 +167,19 @@ def test_the_cost_of_a_rerun_is_read_from_benchmark_files(tmp_path):
     text = "\n".join(cost_markdown(tmp_path, rules=["pulse_summary"]))
     assert "| `pulse_block` | 2 | 1.31 | 60.0 | 3.0 |" in text and "2 cores: 1.0 to 2.0 hours" in text
     assert "No job" in "\n".join(cost_markdown(tmp_path / "none"))
+    # issue 74, item 4: the rules of the DAG without a benchmark file are named, not left out silently
+    text = "\n".join(cost_markdown(tmp_path, rules=["pulse_summary"], every_rule=["pulse_block", "pulse_summary",
+                                                                                "race_block"]))
+    assert "**Not measured:** 1 of the DAG's 3 computing rules" in text and "`race_block`" in text
+    assert "`pulse_block`," not in text.split("Not measured")[1]
+
+
+def test_the_dag_rules_are_read_from_the_workflow():
+    from paperlib.pipeline.costs import workflow_rules
+
+    rules = workflow_rules(ROOT)
+    assert {"pulse_block", "zhou_fig3_block", "race_block", "robin_cell", "search_block"} <= set(rules)
+    assert not {"all", "claims", "report"} & set(rules) and len(rules) == len(set(rules)) >= 30
 
 
 def test_no_source_notebook_line_is_markdown_by_accident():

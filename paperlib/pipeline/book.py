@@ -514,7 +514,7 @@ def decided_count(ctx: Context) -> str:
 
 def methods_md(ctx: Context) -> str:
     from ..data.registry import entries
-    from .costs import cost_markdown
+    from .costs import cost_markdown, workflow_rules
 
     reg = entries()
     profile_yaml = yaml.safe_dump({k: v for k, v in (ctx.config or {}).items() if k not in ("resources", "reductions")},
@@ -558,7 +558,8 @@ def methods_md(ctx: Context) -> str:
         "the same law).",
         "",
         "(costs)=",
-        *cost_markdown(ctx.executed.parent / "benchmarks", shown=f"results/{ctx.profile}/benchmarks"),
+        *cost_markdown(ctx.executed.parent / "benchmarks", shown=f"results/{ctx.profile}/benchmarks",
+                       every_rule=workflow_rules(paths.ROOT)),
         "(verdicts)=",
         "## How verdicts are decided",
         "",

@@ -62,15 +62,44 @@ def wall_time_bounds(jobs: pd.DataFrame, cores: int) -> tuple[float, float]:
     return max(work / cores, longest) / 3600, (work / cores + chain) / 3600
 
 
-def cost_markdown(folder, rules=(), cores=(2, 16, 64), shown: str | None = None) -> list[str]:
-    """The methods page's section: the per-rule table and the wall-time bounds at each number of cores. ``shown``:
-    how the text names the folder (a path in the repository, never this machine's)."""
+#: rules that run no computation of their own: the merge of the ledger, the report, the default target
+BOOKKEEPING = ("all", "claims", "report")
+
+
+def workflow_rules(root) -> list[str]:
+    """Every rule of the DAG (``rule NAME:`` in the Snakefile and ``workflow/rules/*.smk``), in file order, without
+    :data:`BOOKKEEPING`."""
+    import re
+
+    root = Path(root)
+    files = [root / "Snakefile", *sorted((root / "workflow" / "rules").glob("*.smk"))]
+    names = [m for f in files if f.is_file() for m in re.findall(r"^rule (\w+):", f.read_text(), re.M)]
+    return [n for n in dict.fromkeys(names) if n not in BOOKKEEPING]
+
+
+def unmeasured_markdown(jobs: pd.DataFrame, every_rule) -> list[str]:
+    """The rules of the DAG with no benchmark file in this profile, named (issue 74, item 4: a table of the measured
+    rules alone reads as the whole cost)."""
+    missing = [r for r in every_rule if jobs.empty or r not in set(jobs.rule)]
+    if not missing:
+        return [f"Every one of the DAG's {len(list(every_rule))} computing rules has a benchmark file here.", ""]
+    return [f"**Not measured:** {len(missing)} of the DAG's {len(list(every_rule))} computing rules have no benchmark "
+            "file in this profile (their jobs ran before the rules had a `benchmark:` directive, or outside the DAG, "
+            "and no session has rerun them since), so the totals above leave them out: "
+            + ", ".join(f"`{r}`" for r in missing) + ".", ""]
+
+
+def cost_markdown(folder, rules=(), cores=(2, 16, 64), shown: str | None = None, every_rule=None) -> list[str]:
+    """The methods page's section: the per-rule table, the wall-time bounds at each number of cores, and (given
+    ``every_rule``, :func:`workflow_rules`) the rules with no benchmark file. ``shown``: how the text names the folder
+    (a path in the repository, never this machine's)."""
     jobs = read_benchmarks(folder, rules)
     folder = shown or Path(folder).name
     lines = ["## What a rerun costs", ""]
+    tail = unmeasured_markdown(jobs, every_rule) if every_rule else []  # none: no workflow here (an installed wheel)
     if jobs.empty:
         return lines + [f"No job of this profile has a benchmark file yet ({folder}): the rules record one from their "
-                        "next run.", ""]
+                        "next run.", ""] + tail
     t = cost_table(jobs)
     lines += [f"Measured by Snakemake's `benchmark:` files of the {len(jobs)} jobs of this profile that ran since every "
               f"rule has one (`{folder}`; a job not rerun since is not counted): "
@@ -84,4 +113,4 @@ def cost_markdown(folder, rules=(), cores=(2, 16, 64), shown: str | None = None)
         lo, hi = wall_time_bounds(jobs, c)
         lines.append(f"- {c} cores{' (e.g. a SLURM cluster of ' + str(c // 16) + ' nodes of 16)' if c > 16 else ''}: "
                      f"{lo:.1f} to {hi:.1f} hours")
-    return lines + [""]
+    return lines + [""] + tail
