@@ -107,3 +107,22 @@ def test_one_look_per_method_and_no_figure_repeats_a_colour_or_a_marker():
         assert len({(s["color"]) for s in looks}) == len(methods), methods
         assert len({(s["marker"]) for s in looks}) == len(methods), methods
     assert method_style("UCB-E") == method_style(label("ucbe")) == method_style(label("ucbe-batch"))
+
+
+def test_a_lone_pool_gets_a_readable_panel():
+    """Issue 75, item 7: at smoke size (one pool) Figures 2 and 4 were a 1.9 x 1.75 in panel under a title twice its
+    width (about 100 x 30 px in the notebook); a lone figure is now 3.8 in wide (its panel 3 in), and four still fit the box."""
+    import pandas as pd
+
+    from paperlib.papers.pulse.plots import accuracy_curves
+
+    def runs(pools):
+        return pd.DataFrame([dict(pool=p, label=lab, bandit_calls=c, accuracy=0.5, se=0.01, kind="synthetic",
+                                  realised_gap=0.05, reps=4) for p in pools for lab in ("PULSE", "UCB-E")
+                             for c in (100, 200)])
+
+    one = accuracy_curves(runs(["a"]))
+    w = one.axes[0].get_position().width * one.get_size_inches()[0]
+    assert w >= 2.5 and one.get_size_inches()[0] >= 3.5, (w, one.get_size_inches())  # was 1.9 in in all
+    four = accuracy_curves(runs(list("abcd")))
+    assert four.get_size_inches()[0] <= 7.6 + 1e-9

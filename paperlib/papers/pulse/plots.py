@@ -36,10 +36,13 @@ def _calls_axis(ax) -> None:
 
 
 def _grid(n: int, sharey: bool = False):
-    """Panels at the print box's width (4 columns of 1.9 in: 8 pt text prints at 6 pt or more)."""
-    ncol = min(4, n)
+    """Panels at the print box's width (4 columns of 1.9 in: 8 pt text prints at 6 pt or more); with fewer pools
+    (a smoke run's one) each panel widens to at most half the box, so that a lone panel is not a 1.9 in stamp under
+    a title twice its width (issue 75, item 7)."""
+    ncol = max(1, min(4, n))
     nrow = -(-n // ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(1.9 * ncol, 1.75 * nrow), squeeze=False, sharey=sharey)
+    w = min(3.8, 7.6 / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(w * ncol, w * 1.75 / 1.9 * nrow), squeeze=False, sharey=sharey)
     for ax in axes.flat[n:]:
         ax.axis("off")
     return fig, axes
