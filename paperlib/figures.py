@@ -239,13 +239,16 @@ def budget_axis(ax, label: str = "% of the matrix evaluated (log scale)") -> Non
 def panel_pages(n: int, per_page: int = 12, ncol: int = 3, size=(2.6, 1.9)):
     """Split ``n`` panels into pages of at most ``per_page``: yields ``(fig, axes, indices, (k, K))`` with the
     unused axes of the last page switched off. The default page (3 x 4 panels) is designed near the print box's
-    width, so that its 8 pt text prints at 6 pt or more (:func:`fit_print`)."""
+    width, so that its 8 pt text prints at 6 pt or more (:func:`fit_print`). With fewer panels in all than a row
+    holds (a smoke run's one cell or dataset) each panel widens, up to twice its size, so that a lone panel is not a
+    strip under its titles (issue 75, item 7: robin Figure 8 at smoke size was a 20 px strip)."""
     pages = max(1, -(-n // per_page))
+    grow = min(2.0, ncol / max(1, min(ncol, n)))
     for k in range(pages):
         idx = list(range(k * per_page, min(n, (k + 1) * per_page)))
         cols = max(1, min(ncol, len(idx)))
         rows = max(1, -(-len(idx) // cols))
-        fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(size[0] * grow * cols, size[1] * grow * rows), squeeze=False)
         for ax in axes.flat[len(idx):]:
             ax.axis("off")
         yield fig, axes.flat[:len(idx)], idx, (k + 1, pages)

@@ -126,3 +126,16 @@ def test_a_lone_pool_gets_a_readable_panel():
     assert w >= 2.5 and one.get_size_inches()[0] >= 3.5, (w, one.get_size_inches())  # was 1.9 in in all
     four = accuracy_curves(runs(list("abcd")))
     assert four.get_size_inches()[0] <= 7.6 + 1e-9
+
+
+def test_a_lone_panel_of_a_page_grid_is_not_a_strip():
+    """Issue 75, item 7: robin Figure 8 at smoke size (one cell) drew its axes about 20 px high under a two-line
+    figure title and a three-line panel title; with fewer panels than a row holds, panels grow (up to twice)."""
+    from paperlib.figures import panel_pages
+
+    fig, axes, idx, _ = next(panel_pages(1))
+    assert tuple(fig.get_size_inches()) == (5.2, 3.8) and len(idx) == 1
+    fig, axes, idx, _ = next(panel_pages(12))  # a full page keeps the print box's design
+    assert tuple(fig.get_size_inches()) == (2.6 * 3, 1.9 * 4)
+    pages = list(panel_pages(13))  # a last page of one panel keeps the others' size
+    assert tuple(pages[-1][0].get_size_inches()) == (2.6, 1.9)
