@@ -540,3 +540,36 @@ def equivalence_case(name: str, data: str, d: float, se: float, within: float, b
         p_against = float(min(1.0, 2 * min(norm.sf((d - beyond) / se), norm.cdf((d + beyond) / se))))
     return Case(name, data, d, d - Z95 * se, d + Z95 * se, p_for=p_for, p_against=p_against)
 
+
+
+def holm_adjusted(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values of a family (statsmodels' ``multipletests``; a missing p-value is 1): a test
+    rejects under Holm at ``alpha`` exactly when its adjusted p-value is at most ``alpha``."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(pvalues, dtype=float)
+    if not p.size:
+        return np.zeros(0)
+    return multipletests(np.nan_to_num(p, nan=1.0), method="holm")[1]
+
+
+def share_case(name: str, data: str, p_for_each, p_against_each, share: float, estimate: float | None = None,
+               paper: float | None = None) -> Case:
+    """A case of "at least ``share`` of the items show it" (ROBIN-HOOD-EB's "in at least 80% of the cells") from each
+    item's one-sided p-values in both directions. With k = ceil(share x items), the statement is shown when at least k
+    items are shown after Holm's correction over them (Holm controls the family-wise error, so every item it shows
+    lies on its side with probability 1 - alpha), and contradicted when more than items - k are shown against it;
+    since Holm rejects at ``alpha`` exactly the items whose adjusted p-values are at most ``alpha``, the case's
+    ``p_for`` is the k-th smallest adjusted ``p_for`` and its ``p_against`` the (items - k + 1)-th smallest adjusted
+    ``p_against``. Its interval: the share shown after Holm at 0.05 to one minus the share contradicted; its
+    estimate the share of items whose estimate lies on the statement's side (``estimate``) where given."""
+    pf, pa = holm_adjusted(p_for_each), holm_adjusted(p_against_each)
+    n = pf.size
+    if not n:
+        return Case(name, data)
+    k = int(np.ceil(share * n - 1e-9))
+    p_for = float(np.sort(pf)[k - 1]) if k >= 1 else 0.0
+    p_against = float(np.sort(pa)[n - k]) if k >= 1 else 1.0
+    lo, hi = (pf <= ALPHA).sum() / n, 1 - (pa <= ALPHA).sum() / n
+    return Case(name, data, float("nan") if estimate is None else estimate, lo, hi, p_for=min(1.0, p_for),
+                p_against=min(1.0, p_against), paper=paper)

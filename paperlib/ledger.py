@@ -159,12 +159,6 @@ def redecide(c: Claim, cases) -> Claim:
     return decided(c.paper, c.claim, c.statement, evidence, head, c.kind, cases, c.setting or None, reason or None)
 
 
-def titled(paper: str, cid: str, title: str, statement: str, evidence: str, measured: str, verdict: str) -> Claim:
-    """A row whose statement opens with its display ``title`` (where in the paper it is); ``cid`` is the row's
-    stable id, written by hand so that rewording a title never renames a row."""
-    return Claim(paper, cid, f"{title}: {statement}", evidence, measured, verdict)
-
-
 def key(text: str) -> str:
     """A data label (a judge, a kind of predictions) as it appears inside a hand-written id: lower case, runs of
     other characters as one hyphen."""
@@ -348,6 +342,9 @@ def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None
     if silent:
         raise ValueError(f"ledger rows without an interval, a test or a reason for none: {', '.join(silent)}")
     write(claims, csv_out)
+    from . import paper_vs_ours
+
+    paper_vs_ours.write(claims, Path(csv_out).with_name("paper_vs_ours.csv"))  # the papers' numbers beside ours
     Path(md_out).write_text(to_markdown(claims, run_on))
     Path(csv_out).with_name("environment.json").write_text(json.dumps(software(), indent=1) + "\n")
     return claims

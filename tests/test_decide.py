@@ -218,3 +218,33 @@ def test_across_fits_grades_what_holds_under_every_fit(main, per_fit, verdict):
     from paperlib.decide import across_fits
 
     assert across_fits(main, per_fit) == verdict
+
+
+def test_share_case_p_values_are_holm_counts():
+    """share_case's p-values are the smallest levels at which Holm shows k items (or more than n - k against): at any
+    level alpha, the case rejects exactly when statsmodels' Holm decisions at alpha count enough items."""
+    from statsmodels.stats.multitest import multipletests
+
+    from paperlib.decide import share_case
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        pf, pa = rng.uniform(0, 0.08, n) ** rng.uniform(0.5, 2), rng.uniform(0, 1, n)
+        share = float(rng.choice([0.5, 0.8, 1.0]))
+        c = share_case("x", "real", pf, pa, share)
+        k = int(np.ceil(share * n - 1e-9))
+        for alpha in (0.01, 0.05, 0.1):
+            assert (c.p_for <= alpha) == (multipletests(pf, alpha=alpha, method="holm")[0].sum() >= k)
+            assert (c.p_against <= alpha) == (multipletests(pa, alpha=alpha, method="holm")[0].sum() > n - k)
+
+
+def test_share_case_bounds_share_shown():
+    """Four of five items shown at p = 0.001 and one not: at least 80% of them is shown, 100% is not."""
+    from paperlib.decide import decide, share_case
+
+    pf, pa = [0.001] * 4 + [0.9], [0.999] * 4 + [0.1]
+    assert decide("bound", [share_case("x", "real", pf, pa, 0.8)]).verdict == "holds"
+    assert decide("bound", [share_case("x", "real", pf, pa, 1.0)]).verdict == "inconclusive"
+    # every item contradicted: fewer than 80% can hold
+    assert decide("bound", [share_case("x", "real", pa, pf, 0.8)]).verdict == "fails"

@@ -292,5 +292,5 @@ def test_the_makefile_checks_the_port_before_jupyterlab_starts():
     from paperlib.paths import ROOT
 
     lab = (ROOT / "Makefile").read_text().split("\nlab: setup\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    starts = next(i for i, x in enumerate(lab) if "jupyter lab" in x)
+    starts = next(i for i, x in enumerate(lab) if "paperlib.pipeline.lab serve" in x)  # the server starts here
     assert "paperlib.pipeline.lab_port" in lab[0] and starts > 0

@@ -147,6 +147,40 @@ def test_every_committed_verdict_is_what_decide_makes_of_its_committed_cases(pat
             assert c.verdict == v, (path.name, c.claim)
 
 
+@pytest.mark.parametrize("path", LEDGERS + FRAGMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_committed_row_declares_its_kind(path):
+    """Issue 73, done when: no ledger row is built with a verdict string. Every committed row of both profiles has a
+    kind of statement (untestable ones too), so each verdict above is decide's, none a builder's."""
+    legacy = [c.claim for c in read(path) if not c.kind]
+    assert not legacy, f"{path.name}: rows with a written verdict and no kind: {legacy}"
+
+
+@pytest.mark.parametrize("path", LEDGERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_papers_numbers_beside_ours_are_the_committed_cases(path):
+    """Issue 73, item 4: figures/<profile>/paper_vs_ours.csv is made from the committed cases (every case with the
+    paper's number, in ledger order), not written by hand; each row's deviation is ours minus the paper's."""
+    import csv
+
+    from paperlib.paper_vs_ours import rows
+
+    committed = list(csv.DictReader(open(path.with_name("paper_vs_ours.csv"), newline="")))
+    made = rows(read(path))
+    assert [(r["claim"], r["case"]) for r in committed] == [(r["claim"], r["case"]) for r in made]
+    for r, m in zip(committed, made, strict=True):
+        assert float(r["paper_number"]) == m["paper_number"] and r["verdict"] == m["verdict"]
+        assert float(r["deviation"]) == pytest.approx(float(r["ours"]) - float(r["paper_number"]), nan_ok=True)
+
+
+def test_paper_vs_ours_reads_a_case_against_the_papers_number():
+    from paperlib.paper_vs_ours import rows
+
+    row = decided("Zhou et al. 2025", "x", "s", "[real] e", "m", "universal",
+                  [Case("a", "real", 0.3, 0.2, 0.45, 0.01, 0.99, paper=0.4), Case("b", "real", 0.1, 0.0, 0.2, 0.01, 0.99)])
+    (r,) = rows([row])  # the case without a paper's number is left out
+    assert (r["case"], r["paper_in_interval"], r["verdict"]) == ("a", "yes", "holds")
+    assert r["deviation"] == pytest.approx(-0.1)
+
+
 def test_a_tampered_case_is_caught(tmp_path):
     """The check above can fail: in a copy of a committed ledger, the p-values of one decided row's cases swapped
     (its evidence turned round) make reading it an error, since the committed verdict is no longer decide's."""

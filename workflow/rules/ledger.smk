@@ -8,6 +8,7 @@ rule claims:
     output:
         csv=f"{FIG}/claims.csv",
         md=f"{FIG}/claims.md",
+        paper_vs_ours=f"{FIG}/paper_vs_ours.csv",  # written by the same command (paperlib.paper_vs_ours)
     benchmark:
         f"{BENCH}/claims/claims.tsv"
     log:

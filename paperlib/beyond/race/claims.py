@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...decide import Case, fisher_one_sided, fisher_rates_holm, universal
+from ...decide import Case, cases_summary, fisher_one_sided, fisher_rates_holm
 from ...ledger import Claim, decided
 from ...policies import METHODS
 
@@ -79,8 +79,8 @@ def sysrs_vs_ucbe_claim(acc: pd.DataFrame) -> Claim:
     """Lyu et al.'s headline: SySRs has a lower average error than the baselines, here UCB-E (Fisher exact per cell)."""
     res = fisher_points(acc, "sysrs", "ucbe")
     if res is None:
-        return Claim(PAPER, "race-sysrs-beats-ucbe", "SySRs finds the best model more often than UCB-E.",
-                     "[real] not run in this profile", "no interval: not run", "untestable")
+        return decided(PAPER, "race-sysrs-beats-ucbe", "SySRs finds the best model more often than UCB-E.", "[real] not run in this profile",
+                       "no interval: not run", "untestable", ())
     better, worse, both, gap, reps, shown = res
     return decided(PAPER, "race-sysrs-beats-ucbe",
                    "SySRs (Lyu et al. 2026) finds the best model more often than UCB-E on every real matrix.",
@@ -94,8 +94,8 @@ def sysh_vs_sysrs_claim(acc: pd.DataFrame, cb: pd.DataFrame, level: float = 0.95
     and by CB_T per matrix (ties within one grid step)."""
     res = fisher_points(acc, "sysh", "sysrs")
     if res is None:
-        return Claim(PAPER, "ours-sysh", "SySH finds the best model more often than SySRs.",
-                     "[real] not run in this profile", "no interval: not run", "untestable")
+        return decided(PAPER, "ours-sysh", "SySH finds the best model more often than SySRs.", "[real] not run in this profile",
+                       "no interval: not run", "untestable", ())
     better, worse, both, gap, reps, shown = res
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb").fillna(np.inf)
     diff = (t["sysh"] - t["sysrs"]).replace(np.nan, 0.0)
@@ -118,12 +118,11 @@ def worst_case_budget_claim(cb: pd.DataFrame, level: float, tol: float = 0.01, d
     inconclusive; without draws, the point values decide (holds / fails)."""
     t = cb[cb.level == level].pivot(index="dataset", columns="method", values="cb")
     if "sysrs" not in t:
-        return Claim(PAPER, "race-sysrs-worst-case-budget", "SySRs has the smallest worst-case budget.",
-                     "[real] not run in this profile", "no interval: not run", "untestable")
+        return decided(PAPER, "race-sysrs-worst-case-budget", "SySRs has the smallest worst-case budget.", "[real] not run in this profile",
+                       "no interval: not run", "untestable", ())
     worst = t.fillna(np.inf).max(axis=0)
     best = worst.min()
     shown = ", ".join(f"{k} {'beyond the grid' if not np.isfinite(v) else f'{v:.0%}'}" for k, v in worst.items())
-    verdict = ("untestable" if not np.isfinite(best) else "holds" if worst["sysrs"] <= best + tol + 1e-12 else "fails")
     interval, how = "", "no interval: CB is read off the grid, ties within one grid step count"
     if draws is not None and np.isfinite(best):
         w = draws[draws.index.get_level_values("dataset").isin(t.index)].groupby(level="method").max()
@@ -140,11 +139,13 @@ def worst_case_budget_claim(cb: pd.DataFrame, level: float, tol: float = 0.01, d
                        f"[real] {len(t)} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; {how}",
                        f"worst-case CB_{level:g}: {shown}{interval}", "bound",
                        [draws_case("SySRs' worst case minus the best other's", gap, tol)])
-    return Claim(PAPER, "race-sysrs-worst-case-budget",
-                 f"SySRs (Lyu et al. 2026) needs the smallest worst-case budget to find the best model reliably "
-                 f"(largest CB_{level:g} over the matrices).",
-                 f"[real] {len(t)} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; {how}",
-                 f"worst-case CB_{level:g}: {shown}{interval}", verdict)
+    # without draws: the point values alone, a case with no test (it shows nothing either way)
+    return decided(PAPER, "race-sysrs-worst-case-budget",
+                   f"SySRs (Lyu et al. 2026) needs the smallest worst-case budget to find the best model reliably "
+                   f"(largest CB_{level:g} over the matrices).",
+                   f"[real] {len(t)} matrices, budgets on a 1% grid to {cb.attrs.get('max_frac', 0.3):.0%}; {how}",
+                   f"worst-case CB_{level:g}: {shown}{interval}", "bound",
+                   [Case("SySRs' worst case minus the best other's", "real", float(worst["sysrs"] - best))])
 
 
 AUTO_GOAL_SHARE = 0.8
@@ -164,8 +165,8 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
     others = [c for c in t.columns if c not in ("auto", "sysrs")]
     cid = "race-auto-goal-split" if split else "race-auto-goal"
     if col not in t or not others:
-        return Claim(PAPER, cid, "auto has the lowest confidence budget.", "[real] not run in this profile",
-                     "no interval: not run", "untestable")
+        return decided(PAPER, cid, "auto has the lowest confidence budget.", "[real] not run in this profile",
+                       "no interval: not run", "untestable", ())
     filled = t.fillna(np.inf)
     best_other = filled[others].min(axis=1)
     behind = (filled[col] - best_other).replace([np.inf, -np.inf, np.nan], np.inf)
@@ -173,7 +174,6 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
     worst = behind.max()
     n = len(t)
     where = behind.idxmax()
-    verdict = "holds" if wins >= AUTO_GOAL_SHARE * n and worst <= AUTO_GOAL_SLACK + 1e-12 else "fails"
     interval, how = "", "no interval: CB is read off the grid"
     if draws is not None:
         d = draws[draws.index.get_level_values("dataset").isin(t.index)]
@@ -200,9 +200,9 @@ def auto_goal_claim(cb: pd.DataFrame, level: float = 0.95, tol: float = 0.01, sp
     evidence = (f"[real] {n} {'test halves' if split else 'matrices'}, budgets on a 1% grid to "
                 f"{cb.attrs.get('max_frac', 0.3):.0%}; against {', '.join(others)}; {how}")
     measured = f"lowest on {wins}/{n} {'test halves' if split else 'matrices'}; {worst_text}{interval}"
-    if draws is not None:  # decided from its two bootstrap cases (paperlib.decide)
-        return decided(PAPER, cid, claim, evidence, measured, "bound", cases)
-    return Claim(PAPER, cid, claim, evidence, measured, verdict)
+    if draws is None:  # the point values alone: cases with no test (they show nothing either way)
+        cases = [Case("share of wins", "real", wins / n), Case("most budget points behind", "real", float(worst))]
+    return decided(PAPER, cid, claim, evidence, measured, "bound", cases)
 
 
 PULSE_FAMILY = tuple(name for name, spec in METHODS.items() if spec.needs_factors)  #: the methods given V
@@ -210,33 +210,39 @@ PULSE_FAMILY = tuple(name for name, spec in METHODS.items() if spec.needs_factor
 
 def pulse_family_vs_auto_claim(acc: pd.DataFrame) -> Claim:
     """With a train matrix of other models, does a PULSE-family method (Tolochinsky et al. 2026) find the best test
-    model more often than ``auto`` (SySRs)? Fisher's exact test per (test half, budget) where both ran (PULSE's
-    warm-up budgets excluded); each member graded by the universal rule over the test halves
-    (:data:`UNIVERSAL_RULE`), the row by its best member ("a PULSE-family method")."""
+    model more often than ``auto`` (SySRs)? One case per test half: each member's :func:`matrix_cases` there (Fisher's
+    exact one-sided tests at the budgets where both ran, PULSE's warm-up budgets excluded); the half shows the
+    statement when some member does, Bonferroni over the members (their smallest ``p_for`` times their number), and
+    contradicts it when every member is significantly less often right there (the largest ``p_against``: an
+    intersection-union test); the universal rule over the halves."""
     ref = "auto" if "auto" in set(acc.method) else "sysrs"
     members = [p for p in PULSE_FAMILY if p in set(acc.method)]
     cid = "race-split-pulse-vs-auto"
-    text = (f"With the train half of the models as the train matrix, a PULSE-family method finds the best test model "
-            f"more often than auto ({ref}) on every real test half.")
+    text = (f"With the train half of the models as the train matrix, on every real test half some PULSE-family method "
+            f"finds the best test model more often than auto ({ref}).")
     results = {p: fisher_points(acc, p, ref) for p in members}
     results = {p: r for p, r in results.items() if r is not None}
     if not results:
-        return Claim(PAPER, cid, text, "[real] not run in this profile", "no interval: not run", "untestable")
+        return decided(PAPER, cid, text, "[real] not run in this profile", "no interval: not run", "untestable", ())
     any_r = next(iter(results.values()))
-    per = {p: universal(r.shown, r.worse) for p, r in results.items()}  # each member under the universal rule
-    shown = "; ".join(f"{p}: {per[p]} (shown on {int(r.shown.sum())} of {len(r.shown)} test halves; higher at "
-                      f"{r.better}, lower at {r.worse} of {len(r.both)} points, mean difference {r.gap:+.3f})"
-                      for p, r in results.items())
-    # "a PULSE-family method": the best member's verdict
-    verdict = next((v for v in ("holds", "partly", "inconclusive", "fails") if v in per.values()), "untestable")
-    return Claim(PAPER, cid, text,
-                 _grid_text(any_r.both, any_r.reps).replace("matrices", "test halves")
-                 + "; budgets below PULSE's warm-up (every test model on one batch) excluded; each member graded by "
-                 "the universal rule (paperlib.decide.universal): holds only if on every test half it is significantly "
-                 "more often right at some budget (Fisher, Holm over that half's budgets), fails if significantly less "
-                 "often right at some point after Holm over all points, partly if shown on some halves, else "
-                 "inconclusive; the row takes its best member's verdict",
-                 shown, verdict)
+    per = {p: {c.name: c for c in matrix_cases(r.both, p, ref)} for p, r in results.items()}
+    halves = list(dict.fromkeys(name for cs in per.values() for name in cs))
+    cases = []
+    for h in halves:
+        cs = [per[p][h] for p in per if h in per[p]]
+        best = min(cs, key=lambda c: c.p_for)
+        cases.append(Case(h, "real", best.estimate, p_for=min(1.0, len(cs) * best.p_for),
+                          p_against=max(c.p_against for c in cs)))
+    shown = "; ".join(f"{p}: more often right on {sum(c.p_for < 0.05 for c in per[p].values())} of {len(per[p])} test "
+                      f"halves, less often on {sum(c.p_against < 0.05 for c in per[p].values())} (each at 0.05; "
+                      f"higher at {r.better}, lower at {r.worse} of {len(r.both)} points after Holm, mean difference "
+                      f"{r.gap:+.3f})" for p, r in results.items())
+    return decided(PAPER, cid, text,
+                   _grid_text(any_r.both, any_r.reps).replace("matrices", "test halves")
+                   + "; budgets below PULSE's warm-up (every test model on one batch) excluded; one case per test "
+                   f"half over the {len(results)} members ({', '.join(results)}): shown where some member is, "
+                   "Bonferroni over the members, contradicted where every member is less often right",
+                   f"{cases_summary(cases, 'shown', prep='on', sep='; ')}; {shown}", "universal", cases)
 
 
 def race_claims(acc: pd.DataFrame, cfg: dict) -> list[Claim]:

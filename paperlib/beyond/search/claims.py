@@ -142,7 +142,7 @@ def prior_claims(runs: pd.DataFrame, delta: float) -> list[Claim]:
     from .experiments import prior_table
 
     if runs.empty:
-        return [Claim(PAPER, cid, stmt, "[none] no matrix of the profile is present", "-", "untestable")
+        return [decided(PAPER, cid, stmt, "[none] no matrix of the profile is present", "-", "untestable", ())
                 for cid, stmt in (("search-prior-half-the-calls", _HALF), ("search-prior-useless-costs-little", _USELESS),
                                   ("search-prior-certificate-valid", _VALID.format(delta=delta)))]
     t = prior_table(runs)

@@ -329,28 +329,13 @@ def _printed_rule_text() -> str:
 
 
 def by_data_kind(build, runs: pd.DataFrame) -> Claim:
-    """One row from ``build`` applied to the synthetic / semi-synthetic pools and to the real ones separately.
-
-    Bench 1/2 are drawn from the model family PULSE fits, so where the two verdicts disagree the real
-    pools' verdict is the row's verdict, unless the real pools cannot tell ("untestable"); the row gives both.
-    """
+    """One row from ``build`` on all the pools, decided by construction: :func:`paperlib.decide.decide` grades the
+    data kinds (the one rule for every paper: the real pools where there are some, the others shown beside them), so a
+    builder never combines kinds itself."""
     whole = build(runs)
-    if whole.kind:  # decided by construction: paperlib.decide grades the data kinds (one rule for every paper)
-        return whole
-    parts = {"synthetic/semi-synthetic": runs[runs.kind != "real"], "real": runs[runs.kind == "real"]}
-    rows = {k: build(v) for k, v in parts.items() if len(v)}
-    if len(rows) == 1:
-        return next(iter(rows.values()))
-    sim, real = rows["synthetic/semi-synthetic"], rows["real"]
-    if real.verdict == "untestable" and sim.verdict != "untestable":  # the real pools cannot tell: the others decide
-        verdict, note = sim.verdict, "; the real pools cannot tell (untestable): the synthetic/semi-synthetic decide"
-    else:
-        verdict = sim.verdict if sim.verdict == real.verdict else real.verdict
-        note = "" if sim.verdict == real.verdict else f"; the verdicts differ ({sim.verdict} vs {real.verdict}): the real pools decide"
-    return Claim(sim.paper, sim.claim, sim.statement,
-                 f"{sim.evidence}; real pools (seeded model split): {real.evidence.split('] ', 1)[-1].split(';')[0]}{note}",
-                 f"synthetic/semi-synthetic ({sim.verdict}): {sim.measured} || real ({real.verdict}): {real.measured}",
-                 verdict)
+    if not whole.kind:
+        raise ValueError(f"{whole.claim}: a row is decided from its kind and cases (paperlib.decide), not by its builder")
+    return whole
 
 
 def authors_savings(runs: pd.DataFrame, authors: pd.DataFrame | None) -> list[dict]:
@@ -703,16 +688,17 @@ def cv_claims(cv: pd.DataFrame) -> list[Claim]:
     # the paper's picks are comparable only on the paper's real matrices; our Bench 1/2 are semi-synthetic stand-ins
     # drawn from a low-rank model of their own rank, whose CV optimum says nothing about the paper's
     comparable = chosen[chosen.dataset.isin(list(PAPER_CV)) & (chosen.kind == "real")]
-    differs = any((r0, l0) != PAPER_CV[d] for d, r0, l0 in zip(comparable.dataset, comparable["rank"], comparable.lam,
-                                                               strict=True))
-    return [Claim(PAPER, "pulse-cv-hyperparameters",
+    cases = [exact_case(str(d), "real", (int(r0), float(l0)) == tuple(PAPER_CV[d]), float(r0))
+             for d, r0, l0 in zip(comparable.dataset, comparable["rank"], comparable.lam, strict=True)]
+    return [decided(PAPER, "pulse-cv-hyperparameters",
         "Step 1 hyperparameters chosen by 5-fold CV with the 1-SE rule (paper: rank 100, lambda 0.001 on Bench 1 and 0.01 on Bench 2)",
         f"[{'/'.join(sorted(set(cv.kind)))}] 5-fold CV over held-out entries of the train split, grid "
         f"ranks {sorted(set(cv['rank']))} x lambdas {sorted(set(cv.lam))}, the 1-SE rule (the procedure is the "
-        "paper's); rule: on the paper's real matrices, holds if our picks are the paper's, partly if not; the picks "
-        "on semi-synthetic stand-ins are shown and not compared (their optimum is the generating model's)",
+        "paper's); one exact case per paper matrix we hold as real data: our pick is the paper's; "
+        + ("none of the paper's real matrices is here, so nothing is compared; " if not cases else "")
+        + "the picks on semi-synthetic stand-ins are shown and not compared (their optimum is the generating model's)",
         "; ".join(f"{r.dataset}: rank {r['rank']}, lambda {r.lam:g} (CV BCE {r.cv_loss:.4f} +- {r.cv_se:.4f})" for _, r in chosen.iterrows()),
-        "untestable" if comparable.empty else ("partly" if differs else "holds"))]
+        "exact" if cases else "untestable", cases)]
 
 
 def _curve_text(c: pd.DataFrame, col: str, limit: str) -> str:
