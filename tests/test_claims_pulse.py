@@ -108,7 +108,8 @@ def test_pulse_cv_claim_compares_with_the_paper():
     # picks on a semi-synthetic stand-in say nothing about the paper's (issue 41); on the real matrix they are compared
     assert PC.cv_claims(cv)[0].verdict == "untestable"
     assert PC.cv_claims(cv.assign(kind="real"))[0].verdict == "holds"
-    assert PC.cv_claims(cv.assign(kind="real", chosen=[False, True]))[0].verdict == "partly"
+    # another pick on the real matrix: the exact check is false there (a paper's fails: not reproduced, issue 73)
+    assert PC.cv_claims(cv.assign(kind="real", chosen=[False, True]))[0].verdict == "not reproduced"
 
 
 def test_interval_rule_of_the_step3_rows():

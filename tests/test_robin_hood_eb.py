@@ -101,4 +101,5 @@ def test_eb_ledger_row_counts_cells_and_the_oracle():
     c = eb_claim(pd.DataFrame(rows), {"reps": 2}, main, eb)
     assert "<= 60% of the budget in 1/2 cells (ROBIN-HOOD: 0/2)" in c.measured
     assert "known variances (the oracle allocation): <= 60% in 1/2 cells, median 0.60" in c.measured
-    assert c.verdict == "partly"  # 1/2 < 80%, but more than ROBIN-HOOD
+    # 1/2 < 80% of the cells: the goal is missed (being ahead of ROBIN-HOOD is said in words, not graded; issue 73)
+    assert c.verdict == "fails"
