@@ -993,7 +993,7 @@ def batch_time_claim(abl: pd.DataFrame, names: list[str]) -> Claim:
     for d in names:
         ratio, boot = _time_ratio_draws(runs[runs.dataset == d])
         k = int((runs.dataset == d).sum() // 2)
-        kind = kinds.get(d, "none") if kinds.get(d, "none") in DATA_KINDS else "none"
+        kind = _kind(kinds.get(d, "none"))
         if not np.isfinite(ratio):
             texts.append(f"{d}: no timing run refitted after every batch")
             continue
