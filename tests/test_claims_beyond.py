@@ -5,8 +5,8 @@ the budget" -> precision 1 reached by 15%), not from the code's own output.
 """
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 
 def _savings(early, certified, wrong, reps=50):
