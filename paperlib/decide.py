@@ -1,10 +1,10 @@
-"""Verdicts and the decision rules the ledger rows share.
+"""Verdicts, and the one place they are decided (issue 73: a verdict is computed, never written).
 
-Every claim builder turns its measurements into a :class:`Verdict` through one of these rules, so that
-the same kind of evidence is graded the same way in every paper: counts of significant differences
-(:func:`comparison`), a bound checked with intervals (:func:`within_limit`), an equivalence margin
-(:func:`equivalence`), a claim made for every case (:func:`all_any`), and the exact test behind the counts
-of pointwise comparisons (:func:`fisher_counts`, :func:`fisher_rates`).
+A ledger row declares its kind of statement (:data:`KINDS`) and its cases (:class:`Case`: statistics only, the
+p-values of the tests in both directions); :func:`decide` applies the kind's one rule (:data:`RULES`) to the cases of
+the data kind the row is graded on. The helpers below make cases from measurements (:func:`exact_case`,
+:func:`rate_case`, :func:`interval_case`, :func:`equivalence_case`, :func:`share_case`) and the tests behind them
+(Fisher's exact test, Holm's correction, bootstrap and normal p-values); none of them returns a verdict.
 """
 
 from __future__ import annotations
@@ -40,52 +40,12 @@ class Verdict(StrEnum):
     UNTESTABLE = "untestable"
 
 
-def all_any(ok) -> Verdict:
-    """A claim made for every case: ``holds`` if all cases agree, ``partly`` if some do, ``fails`` if none do
-    (or there is no case)."""
-    ok = np.asarray(ok, dtype=bool)
-    return Verdict.HOLDS if ok.size and ok.all() else (Verdict.PARTLY if ok.any() else Verdict.FAILS)
 
 
-def conjunction(parts) -> Verdict:
-    """A compound statement "P1 and P2 and ..." from its parts' verdicts (issue 57: every part graded): ``holds`` if
-    every part holds; ``fails`` if some part fails or holds only partly and none holds; ``partly`` if some part holds
-    (or holds partly) and some does not; else ``inconclusive`` (no part fails and some cannot be told)."""
-    v = {Verdict(p) for p in parts}
-    if v == {Verdict.HOLDS}:
-        return Verdict.HOLDS
-    if v & {Verdict.FAILS, Verdict.PARTLY, Verdict.NOT_REPRODUCED}:
-        return Verdict.PARTLY if v & {Verdict.HOLDS, Verdict.PARTLY} else Verdict.FAILS
-    return Verdict.INCONCLUSIVE
 
 
-def comparison(better: int, worse: int) -> Verdict:
-    """'A does better than B', from the number of points (datasets, budgets) where A is significantly better
-    and significantly worse: ``holds`` if better somewhere and never worse, ``partly`` if both, ``fails`` if only
-    worse, ``inconclusive`` if neither (no difference is shown either way)."""
-    if better and not worse:
-        return Verdict.HOLDS
-    if better:
-        return Verdict.PARTLY
-    return Verdict.FAILS if worse else Verdict.INCONCLUSIVE
 
 
-def universal(shown, contradicted: int) -> Verdict:
-    """A statement made for every case ("on every dataset", "at every budget", "across all settings"), one rule
-    everywhere (issue 68): ``holds`` only if it is shown in every case, each test at 0.05 (an intersection-union test:
-    every case must reject, so no correction is needed, and more cases make it harder to pass, never easier);
-    ``fails`` if some case contradicts it significantly (``contradicted``: the cases that survive Holm's correction
-    over them, one counterexample refuting a universal statement); ``partly`` if some case shows it but not every
-    one; ``inconclusive`` if none does; ``untestable`` without cases. ``shown``: per case, whether its own test at 0.05
-    rejects in the statement's direction."""
-    shown = np.asarray(shown, dtype=bool)
-    if not shown.size:
-        return Verdict.UNTESTABLE
-    if contradicted:
-        return Verdict.FAILS
-    if shown.all():
-        return Verdict.HOLDS
-    return Verdict.PARTLY if shown.any() else Verdict.INCONCLUSIVE
 
 
 def across_fits(main, per_fit) -> Verdict:
@@ -106,50 +66,8 @@ def across_fits(main, per_fit) -> Verdict:
     return main
 
 
-def within_limit(lo, hi, limit, atol: float = 1e-9, lo_adj=None) -> Verdict:
-    """A bound ``value <= limit`` checked at several points, each with a 95% interval [lo, hi].
-
-    ``holds`` if every interval lies at or below the limit (an intersection-union test: each at 95%, no correction);
-    ``fails`` if some point's Bonferroni-adjusted interval (its lower end ``lo_adj``, at 1 - 0.05 / points) lies
-    entirely above it (a significant violation at one of several points: the methods page's convention, Bonferroni
-    on intervals); ``inconclusive`` otherwise. Without ``lo_adj`` there must be one point (the 95% interval is then
-    the adjusted one). ``atol`` absorbs rounding where both sides are exactly zero.
-    """
-    lo, hi, limit = (np.asarray(x, dtype=float) for x in (lo, hi, limit))
-    if lo_adj is None:
-        if lo.size > 1:
-            raise ValueError("several points need their Bonferroni-adjusted lower ends (lo_adj) to decide 'fails'")
-        lo_adj = lo
-    if (np.asarray(lo_adj, dtype=float) > limit + atol).any():
-        return Verdict.FAILS
-    return Verdict.HOLDS if (hi <= limit + atol).all() else Verdict.INCONCLUSIVE
 
 
-def equivalence(pairs, similar: float, drastic: float, enough: bool = True) -> Verdict:
-    """'Performance is similar across settings', from differences ``(d, se)`` with normal 95% intervals.
-
-    ``holds`` if every ``|d| + 1.96 se <= similar`` (equivalence shown, the TOST reading: every pair must pass, an
-    intersection-union test, so each is tested at 0.05 with no correction); the other verdicts rest on some of the
-    pairs, so they count the pairs that survive Holm's correction over the family (issue 57): ``fails`` if some
-    ``|d|`` is significantly beyond ``drastic`` (normal p-value of ``|d| = drastic``, doubled as for 1.96 s.e.), ``partly`` if some
-    difference is significantly non-zero but none drastic; else ``inconclusive``; always ``inconclusive`` when not
-    ``enough`` repetitions stand behind the intervals.
-    """
-    from scipy.stats import norm
-
-    pairs = list(pairs)
-    if not pairs:
-        return Verdict.UNTESTABLE
-    if not enough:
-        return Verdict.INCONCLUSIVE
-    d, se = (np.array(x, dtype=float) for x in zip(*pairs, strict=True))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z_drastic = np.where(se > 0, (np.abs(d) - drastic) / se, np.where(np.abs(d) > drastic, np.inf, -np.inf))
-    if holm_reject(np.minimum(1.0, 2 * norm.sf(z_drastic))).any():  # 1.96 s.e. beyond the margin for one pair
-        return Verdict.FAILS
-    if all(abs(x) + Z95 * e <= similar for x, e in pairs):
-        return Verdict.HOLDS
-    return Verdict.PARTLY if holm_reject(normal_p(d, se)).any() else Verdict.INCONCLUSIVE
 
 
 def fisher_point_pvalues(k1, n1, k2, n2) -> np.ndarray:
@@ -182,21 +100,28 @@ def fisher_counts(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int, int]:
 
 def fisher_holm(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[int, int]:
     """(first significantly higher, significantly lower) over the points where the rates differ, Fisher's exact
-    two-sided test with Holm's step-down correction for the family of points (statsmodels' ``multipletests``):
+    two-sided test with Holm's step-down correction for the family of points (:func:`holm_reject`):
     a family-wise error rate of ``alpha`` where :func:`fisher_counts` holds each point at ``alpha``."""
     pv, higher = _fisher_pvalues(k1, n1, k2, n2)
     return holm_signs(pv, np.where(higher, 1.0, -1.0), alpha)
 
 
 def holm_reject(pvalues, alpha: float = 0.05) -> np.ndarray:
-    """Which of a family of tests reject under Holm's step-down correction (statsmodels' ``multipletests``; a missing
-    p-value never rejects): a family-wise error rate of ``alpha``."""
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(pvalues, dtype=float)
+    """Which of a family of tests reject under Holm's step-down correction (a missing p-value never rejects): a
+    family-wise error rate of ``alpha``. The i-th smallest p-value (i from 0) rejects when it and every smaller one
+    lie at or below alpha / (n - i), as statsmodels' ``multipletests(method="holm")`` decides; written here because
+    that function calls ``gc.collect()`` on every call (about 100 ms in a process holding the ledger, measured
+    2026-12-03), which made every verdict seconds long. ``tests/test_decide.py`` checks both against statsmodels."""
+    p = np.nan_to_num(np.asarray(pvalues, dtype=float), nan=1.0)
     if not p.size:
         return np.zeros(0, dtype=bool)
-    return multipletests(np.nan_to_num(p, nan=1.0), alpha=alpha, method="holm")[0]
+    order = np.argsort(p, kind="stable")
+    n = p.size
+    ok = p[order] <= alpha / np.arange(n, 0, -1)
+    reject_sorted = np.cumprod(ok).astype(bool)  # step-down: stops at the first test that does not reject
+    out = np.zeros(n, dtype=bool)
+    out[order] = reject_sorted
+    return out
 
 
 def holm_signs(pvalues, signs, alpha: float = 0.05) -> tuple[int, int]:
@@ -261,8 +186,25 @@ ALPHA = 0.05
 #: the kinds of statement a row can declare
 KINDS = ("universal", "some", "comparison", "bound", "equivalence", "exact", "theorem", "untestable")
 
+#: the kinds whose rows check a mathematical statement (a lemma, a theorem, an identity or a paper's arithmetic), not
+#: an empirical one: the tallies split a paper's holds by them (issue 73, item 4: a tally of holds that are all theory
+#: must say so)
+THEORY_KINDS = ("exact", "theorem")
+
+
+def is_theory(kind: str) -> bool:
+    """Whether a row of this kind checks theory (:data:`THEORY_KINDS`) rather than an empirical statement."""
+    return kind in THEORY_KINDS
+
+
 #: the data kinds, in the order in which they stand for a paper's setting when a row does not name one
 DATA_KINDS = ("real", "semi-synthetic", "synthetic", "none")
+
+
+def data_kind(kind) -> str:
+    """A table's data kind (a dataset's, a pool's, a cell's ``kind`` column) as a case names it: one of
+    :data:`DATA_KINDS`, anything else ``none``. The one place every claim builder maps its tables' kinds."""
+    return kind if kind in DATA_KINDS else "none"
 
 #: one sentence per kind: the rule :func:`decide` applies (the methods page prints these, and each row names its own)
 RULES = {
@@ -428,7 +370,7 @@ def decide(kind: str, cases, setting: str | None = None, alpha: float = ALPHA) -
     """The verdict of a row of ``kind`` from its ``cases`` (:class:`Case`): the rule of :data:`RULES` on the cases of
     the data kind it is graded on (:func:`setting_kind`), under the published fit; where the cases hold other fits of
     a fitted input, the verdict under each fit is combined by :func:`across_fits`. A paper's ``fails`` becomes ``not
-    reproduced`` where nothing excludes our error (:func:`paperlib.ledger.charged_to_paper`, applied to the row)."""
+    reproduced`` where nothing excludes our error (:func:`paperlib.ledger.decided`, applied to the row)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     cases = list(cases)
@@ -543,14 +485,18 @@ def equivalence_case(name: str, data: str, d: float, se: float, within: float, b
 
 
 def holm_adjusted(pvalues) -> np.ndarray:
-    """Holm's step-down adjusted p-values of a family (statsmodels' ``multipletests``; a missing p-value is 1): a test
-    rejects under Holm at ``alpha`` exactly when its adjusted p-value is at most ``alpha``."""
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(pvalues, dtype=float)
+    """Holm's step-down adjusted p-values of a family (a missing p-value is 1): the running maximum of (n - i) times
+    the i-th smallest p-value, capped at 1, as statsmodels' ``multipletests(method="holm")`` returns them (written
+    here for the reason :func:`holm_reject` gives); a test rejects under Holm at ``alpha`` when its adjusted p-value
+    is at most ``alpha``."""
+    p = np.nan_to_num(np.asarray(pvalues, dtype=float), nan=1.0)
     if not p.size:
         return np.zeros(0)
-    return multipletests(np.nan_to_num(p, nan=1.0), method="holm")[1]
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1)))
+    out = np.empty(p.size)
+    out[order] = adj
+    return out
 
 
 def share_case(name: str, data: str, p_for_each, p_against_each, share: float, estimate: float | None = None,

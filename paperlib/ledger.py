@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .decide import CASE_COLUMNS, Case, Verdict, all_any, decide  # noqa: F401  (all_any: imported from here)
+from .decide import CASE_COLUMNS, KINDS, Case, Verdict, decide
 
 COLUMNS = ("paper", "claim", "statement", "evidence", "measured", "verdict")
 #: the columns a row decided by construction adds (issue 73): its kind of statement and the data kind it is graded on
@@ -25,11 +25,11 @@ ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 @dataclass(frozen=True)
 class Claim:
-    """A ledger row. A row with a ``kind`` (issue 73) is decided by construction: its verdict is what
-    :func:`paperlib.decide.decide` makes of its ``cases`` (graded on ``setting``, a data kind, or the default
-    order), a paper's fails becoming not reproduced where the evidence names nothing that excludes our error; any
-    other verdict is refused, so a builder cannot write one. A row without a kind carries its builder's verdict (the
-    rows not yet moved to cases: the methods page counts them)."""
+    """A ledger row, decided by construction (issue 73): every row declares its ``kind`` of statement
+    (:data:`paperlib.decide.KINDS`) and its ``cases``, and its verdict is what :func:`paperlib.decide.decide` makes of
+    them (graded on ``setting``, a data kind, or the default order), a paper's fails becoming not reproduced where
+    the evidence names nothing that excludes our error. Any other verdict is refused, and so is a row without a
+    kind: a builder cannot write a verdict (build rows with :func:`decided`)."""
 
     paper: str
     claim: str
@@ -48,13 +48,14 @@ class Claim:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         object.__setattr__(self, "verdict", Verdict(self.verdict).value)
         object.__setattr__(self, "cases", tuple(self.cases))
-        if self.kind:
-            want = expected_verdict(self)
-            if self.verdict != want:
-                raise ValueError(f"{self.claim}: its verdict is decided by paperlib.decide from its {len(self.cases)} "
-                                 f"cases ({self.kind}): {want}, not {self.verdict!r}")
-        elif self.cases or self.setting:
-            raise ValueError(f"{self.claim}: cases or a setting without a kind of statement")
+        if not self.kind:
+            raise ValueError(f"{self.claim}: no kind of statement; every row declares one of {KINDS} and its cases, "
+                             "and paperlib.decide decides its verdict (paperlib.ledger.decided): a verdict is never "
+                             "written")
+        want = expected_verdict(self)
+        if self.verdict != want:
+            raise ValueError(f"{self.claim}: its verdict is decided by paperlib.decide from its {len(self.cases)} "
+                             f"cases ({self.kind}): {want}, not {self.verdict!r}")
 
 
 def expected_verdict(c: Claim) -> str:
@@ -84,29 +85,14 @@ def states_uncertainty(c: Claim) -> bool:
 EXCLUDES = "excludes our error:"
 
 
-def _paper_fails(c: Claim) -> bool:
-    """A ``fails`` row of a paper (a ``paperlib`` row is about our own methods or settings)."""
-    return c.verdict == "fails" and not c.paper.startswith("paperlib")
+def _paper_fails(paper: str, verdict: str) -> bool:
+    """A ``fails`` verdict of a paper's row (a ``paperlib`` row is about our own methods or settings)."""
+    return verdict == "fails" and not paper.startswith("paperlib")
 
 
 #: How a ``not reproduced`` row's measurement goes on: our run contradicts the statement, and what would exclude our
 #: own error is the open question the row names.
 NOT_REPRODUCED_LEAD = "Not reproduced: our run contradicts the statement; open question, what would exclude our error"
-
-
-def charged_to_paper(c: Claim) -> Claim:
-    """A published statement is said to fail only when the evidence rules out our own error.
-
-    A row of a paper (not a ``paperlib`` row) with verdict ``fails`` whose evidence does not contain
-    :data:`EXCLUDES` becomes ``not reproduced`` (never ``inconclusive``, which says the intervals allow both
-    answers), its measurement kept and the open question added: our run disagrees with the paper, but nothing yet
-    separates a mistake of the paper from one of ours (implementation, inferred settings, declared reductions).
-    A row decided by construction is charged when it is made (:func:`decided`) and comes back unchanged.
-    """
-    if c.kind or not _paper_fails(c) or EXCLUDES in c.evidence:
-        return c
-    return replace(c, verdict=Verdict.NOT_REPRODUCED.value,
-                   measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: {DEFAULT_OPEN_QUESTION}")
 
 
 #: the open question of a ``not reproduced`` row that names no more specific one
@@ -115,16 +101,12 @@ DEFAULT_OPEN_QUESTION = "a run of the authors' code on the same data, or an inde
 
 def not_charged(c: Claim, reason: str) -> Claim:
     """A paper's ``fails`` row written ``not reproduced``, with the specific ``reason`` why our run cannot yet be
-    charged to the paper (different matrices, grading or repetitions): the open question; other rows unchanged. On a
-    row decided by construction (already ``not reproduced`` where it fails) the reason replaces the default one."""
-    if c.kind:
-        if c.verdict != Verdict.NOT_REPRODUCED.value:
-            return c
-        head = c.measured.split(f". {NOT_REPRODUCED_LEAD}", 1)[0]
-        return replace(c, measured=f"{head}. {NOT_REPRODUCED_LEAD}: {reason}")
-    if not _paper_fails(c):
+    charged to the paper (different matrices, grading or repetitions): the open question, in place of the default
+    one (a row is already ``not reproduced`` where it fails and nothing excludes our error); other rows unchanged."""
+    if c.verdict != Verdict.NOT_REPRODUCED.value:
         return c
-    return replace(c, verdict=Verdict.NOT_REPRODUCED.value, measured=f"{c.measured}. {NOT_REPRODUCED_LEAD}: {reason}")
+    head = c.measured.split(f". {NOT_REPRODUCED_LEAD}", 1)[0]
+    return replace(c, measured=f"{head}. {NOT_REPRODUCED_LEAD}: {reason}")
 
 
 def decided(paper: str, cid: str, statement: str, evidence: str, measured: str, kind: str, cases,
@@ -137,9 +119,8 @@ def decided(paper: str, cid: str, statement: str, evidence: str, measured: str, 
     d = decide(kind, cases, setting)
     statement = f"{title}: {statement}" if title else statement
     evidence = f"{evidence}; {d.line()}"
-    probe = Claim(paper, cid, statement, evidence, measured, "holds")  # a plain row, to ask the charging rule
     v = d.verdict
-    if v == Verdict.FAILS and _paper_fails(replace(probe, verdict="fails")) and EXCLUDES not in evidence:
+    if _paper_fails(paper, v) and EXCLUDES not in evidence:
         v = Verdict.NOT_REPRODUCED
         measured = f"{measured}. {NOT_REPRODUCED_LEAD}: {reason or DEFAULT_OPEN_QUESTION}"
     return Claim(paper, cid, statement, evidence, measured, v.value, kind, setting or "", cases)
@@ -166,19 +147,23 @@ def key(text: str) -> str:
 
 
 def final(claims) -> list[Claim]:
-    """The verdicts a reader sees: every row through :func:`charged_to_paper`. The one rule between a builder's
-    verdict and every place that shows it (a notebook's "What we measured", its fragment, the merged ledger), so a
-    notebook can never print "fails" where the ledger says "inconclusive". Idempotent."""
-    return [charged_to_paper(c) for c in claims]
+    """The rows a reader sees, each decided when it was made (:class:`Claim` refuses any verdict but
+    :func:`paperlib.decide.decide`'s), so a notebook's "What we measured", its fragment and the merged ledger show
+    the same verdict; a list of the rows (kept as the one call between the builders and every place that shows
+    them)."""
+    return list(claims)
 
 
 def cases_path(path: str | Path) -> Path:
     """Where the cases of a ledger file live: a fragment ``results/<p>/claims/<name>.csv`` has
-    ``results/<p>/cases/<name>.csv``; a merged ledger ``figures/<p>/claims.csv`` has ``figures/<p>/cases.csv``."""
+    ``results/<p>/cases/<name>.csv``; a merged ledger ``figures/<p>/claims.csv`` has ``figures/<p>/cases.csv``; any
+    other ``<name>.csv`` has ``<name>.cases.csv`` beside it (two ledgers in one folder never share a cases file)."""
     path = Path(path)
     if path.parent.name == "claims":
         return path.parent.parent / "cases" / path.name
-    return path.with_name("cases.csv")
+    if path.name == "claims.csv":
+        return path.with_name("cases.csv")
+    return path.with_name(f"{path.stem}.cases.csv")
 
 
 def _columns(claims) -> tuple:
@@ -327,8 +312,8 @@ RUN_CONDITIONS = "; run conditions: the profile's run_on (the report's methods p
 def merge(fragments, csv_out: str | Path, md_out: str | Path, run_on: str | None = None) -> list[Claim]:
     """Concatenate fragment CSVs (in the given order) into the ledger CSV and Markdown.
 
-    A paper's ``fails`` row without a check that excludes our own error is written as ``inconclusive``
-    (:func:`charged_to_paper`). ``run_on`` (the profile's ``run_on``: machine and declared reductions) is stated once,
+    Every row was decided when it was made (a paper's ``fails`` without a check that excludes our own error is
+    ``not reproduced``: :func:`decided`), and reading a fragment decides it again from its cases. ``run_on`` (the profile's ``run_on``: machine and declared reductions) is stated once,
     under the Markdown title; each row's evidence ends with :data:`RUN_CONDITIONS`, a pointer to it (issue 68: the run
     conditions stated once, not repeated in every row).
     """

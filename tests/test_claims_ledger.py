@@ -8,26 +8,34 @@ import re
 from pathlib import Path
 
 import pytest
-
-from paperlib.ledger import all_any
+from ledger_rows import row
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_all_any():
-    assert all_any([True, True]) == "holds"
-    assert all_any([True, False]) == "partly"
-    assert all_any([False, False]) == "fails"
-    assert all_any([]) == "fails"
+def test_a_row_without_a_kind_of_statement_cannot_be_made():
+    """Issue 73: a verdict is decided, never written. A row that declares no kind is refused, and so is a kind whose
+    cases decide another verdict than the one given."""
+    from paperlib.decide import exact_case
+    from paperlib.ledger import Claim
+
+    with pytest.raises(ValueError, match="no kind of statement"):
+        Claim("Some et al.", "a", "s", "[real] e", "m (95% CI 0-1)", "holds")
+    with pytest.raises(ValueError, match="decided by paperlib.decide"):
+        Claim("Some et al.", "a", "s", "[real] e", "m (95% CI 0-1)", "holds", "exact", "",
+              (exact_case("x", "real", False),))
+    ok = Claim("Some et al.", "a", "s", "[real] e", "m (95% CI 0-1)", "not reproduced", "exact", "",
+               (exact_case("x", "real", False),))
+    assert ok.verdict == "not reproduced"
 
 
 def test_every_ledger_row_must_state_its_uncertainty(tmp_path):
-    from paperlib.ledger import Claim, merge, states_uncertainty, write
+    from paperlib.ledger import merge, states_uncertainty, write
 
-    bare = Claim("p", "c", "s", "[real] counted", "3/4 cells", "holds")
+    bare = row("p", "c", "partly", evidence="[real] counted", measured="3/4 cells")
     assert not states_uncertainty(bare)
-    assert states_uncertainty(Claim("p", "c", "s", "[none]", "-", "untestable"))
-    assert states_uncertainty(Claim("p", "c", "s", "[real] counted", "0.31 (95% CI 0.29-0.33)", "fails"))
+    assert states_uncertainty(row("p", "c", "untestable", evidence="[none]", measured="-"))
+    assert states_uncertainty(row("p", "c", "partly", evidence="[real] counted", measured="0.31 (95% CI 0.29-0.33)"))
     write([bare], tmp_path / "f.csv")
     with pytest.raises(ValueError, match="without an interval"):
         merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")
@@ -35,13 +43,13 @@ def test_every_ledger_row_must_state_its_uncertainty(tmp_path):
 
 def test_a_paper_row_fails_only_when_the_evidence_excludes_our_error(tmp_path):
     """The ledger charges a failure to a paper only with a check that rules out ours; paperlib rows keep theirs."""
-    from paperlib.ledger import EXCLUDES, Claim, merge, write
+    from paperlib.ledger import EXCLUDES, merge, write
 
-    rows = [Claim("Some et al.", "a", "s", "[real] runs; exact", "m", "fails"),
-            Claim("Some et al.", "b", "s", f"[real] runs; exact; {EXCLUDES} the authors' code on the same data", "m",
-                  "fails"),
-            Claim("paperlib (race)", "c", "s", "[real] runs; exact", "m", "fails"),
-            Claim("Some et al.", "d", "s", "[real] runs; exact", "m", "holds")]
+    rows = [row("Some et al.", "a", "fails", evidence="[real] runs; exact", measured="m"),
+            row("Some et al.", "b", "fails", evidence=f"[real] runs; exact; {EXCLUDES} the authors' code on the same data",
+                measured="m"),
+            row("paperlib (race)", "c", "fails", evidence="[real] runs; exact", measured="m"),
+            row("Some et al.", "d", "holds", evidence="[real] runs; exact", measured="m")]
     write(rows, tmp_path / "f.csv")
     got = {c.claim: c for c in merge([tmp_path / "f.csv"], tmp_path / "l.csv", tmp_path / "l.md")}
     assert got["a"].verdict == "not reproduced" and "what would exclude our error" in got["a"].measured
@@ -53,13 +61,13 @@ def test_a_row_id_is_its_own_html_anchor():
     with a dot would miss its row: such an id is refused when the row is made."""
     import pytest
 
-    from paperlib.ledger import Claim, key
+    from paperlib.ledger import key
 
-    Claim("p", "search-lucb-within-1-5x-oracle", "s", "e", "95% CI", "holds")
+    row("p", "search-lucb-within-1-5x-oracle", "holds")
     with pytest.raises(ValueError, match="claim id"):
-        Claim("p", "search-lucb-within-1.5x-oracle", "s", "e", "95% CI", "holds")
+        row("p", "search-lucb-within-1.5x-oracle", "holds")
     with pytest.raises(ValueError, match="claim id"):
-        Claim("p", "Upper-Case", "s", "e", "95% CI", "holds")
+        row("p", "Upper-Case", "holds")
     assert key("GPT-4o (judge) v1.5") == "gpt-4o-judge-v1-5"
 
 
@@ -67,11 +75,11 @@ def test_a_notebook_and_its_fragment_print_the_ledgers_verdict(tmp_path):
     """One rule decides what a reader sees (issue 39): a paper's "fails" without a check that excludes our error is
     "not reproduced" in the notebook's "What we measured", in the fragment it writes and in the merged ledger alike
     (issue 57: never "inconclusive", which says the intervals allow both answers)."""
-    from paperlib.ledger import Claim, merge, read, write
+    from paperlib.ledger import merge, read, write
     from paperlib.pipeline.notebook import what_we_measured
 
-    rows = [Claim("Some et al.", "a", "Statement A", "[real] runs; exact", "m", "fails"),
-            Claim("paperlib (race)", "c", "Statement C", "[real] runs; exact", "m", "fails")]
+    rows = [row("Some et al.", "a", "fails", "Statement A", "[real] runs; exact", "m"),
+            row("paperlib (race)", "c", "fails", "Statement C", "[real] runs; exact", "m")]
     shown = what_we_measured(rows).data
     assert "**not reproduced** `a` — Statement A" in shown and "**fails** `a`" not in shown
     assert "**fails** `c` — Statement C" in shown  # our own rows keep their verdict
@@ -150,3 +158,26 @@ def test_every_universal_statement_is_graded_by_the_universal_rule(profile):
     bad += [r.claim for r in read(path) if r.kind and UNIVERSAL_STATEMENT.search(r.statement)
             and r.kind not in ("universal", "bound", "equivalence", "exact", "theorem", "untestable")]
     assert not bad, f"universal statements graded by another rule: {bad}"
+
+
+def test_the_tallies_split_holds_into_theory_and_empirical_statements():
+    """Issue 73, item 4: a paper's holds are split by kind of statement (exact checks and theorems are theory; every
+    other kind empirical), in the README's variables and on the landing page; the split adds up to the holds."""
+    import pandas as pd
+
+    from paperlib.decide import Case
+    from paperlib.ledger import decided
+    from paperlib.pipeline.book_cards import holds_split
+    from paperlib.pipeline.variables import ledger_values
+
+    empirical = decided("Zhou et al. 2025", "e", "s", "[real] e", "m", "universal", [Case("a", "real", p_for=0.001)])
+    rows = [row("Zhou et al. 2025", "t", "holds"), empirical, row("Zhou et al. 2025", "f", "partly")]
+    assert [c.verdict for c in rows] == ["holds", "holds", "partly"]
+    v = ledger_values(pd.DataFrame([c.__dict__ for c in rows]), "x")
+    assert (v["x_zhou_holds"], v["x_zhou_holds_theory"], v["x_zhou_holds_empirical"]) == ("2", "1", "1")
+    assert "Zhou et al. 2025 2 (1 empirical, 1 theory)" in holds_split(rows, ["Zhou et al. 2025"])
+    assert holds_split(rows[2:], ["Zhou et al. 2025"]) == ""  # no holds: nothing to split
+    committed = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
+    w = ledger_values(committed, "paper")
+    for key in ("zhou", "pulse", "robin"):
+        assert int(w[f"paper_{key}_holds_theory"]) + int(w[f"paper_{key}_holds_empirical"]) == int(w[f"paper_{key}_holds"])

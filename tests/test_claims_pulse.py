@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paperlib.decide import decide, within_limit
+from paperlib.decide import decide
 from paperlib.papers.pulse import claims as PC
 
 
@@ -113,16 +113,23 @@ def test_pulse_cv_claim_compares_with_the_paper():
 
 
 def test_interval_rule_of_the_step3_rows():
-    """'holds' is an intersection-union test on the 95% intervals; 'fails' at one of several points needs that
-    point's Bonferroni-adjusted interval (issue 68): a 95% interval just above the limit is not enough among two."""
-    assert within_limit([0.5, 0.7], [0.8, 0.95], 1.0, lo_adj=[0.4, 0.6]) == "holds"  # every interval below the limit
-    assert within_limit([0.5, 1.05], [0.8, 1.3], 1.0, lo_adj=[0.4, 1.01]) == "fails"  # adjusted interval above
-    assert within_limit([0.5, 1.05], [0.8, 1.3], 1.0, lo_adj=[0.4, 0.98]) == "inconclusive"  # only at 95% above
-    assert within_limit([0.5, 0.9], [0.8, 1.1], 1.0, lo_adj=[0.4, 0.8]) == "inconclusive"  # contains the limit
-    assert within_limit([1.05], [1.3], 1.0) == "fails"  # one point: its 95% interval is the adjusted one
-    assert within_limit([0.0], [0.0], [-1e-17]) == "holds"  # exact zeros up to rounding
-    with pytest.raises(ValueError, match="lo_adj"):
-        within_limit([0.5, 1.05], [0.8, 1.3], 1.0)
+    """Step 3's ratio rows (issue 73: one rule per kind): one case per K, the ratio's 95% interval read against 1 with
+    a normal approximation, decided as a bound. Every K shown below 1 holds; a K far above 1 (surviving Holm over the
+    K's) fails; a K above 1 at 95% but not after Holm leaves the other K's shown (partly); where the statement leaves a
+    constant factor open (can_contradict=False) a K above 1 contradicts nothing."""
+    def cases(*points, can_contradict=True):
+        c = pd.DataFrame([dict(K=k, r=(lo + hi) / 2, r_lo=lo, r_hi=hi) for k, (lo, hi) in enumerate(points, 1)])
+        return PC._ratio_cases(c, "r", can_contradict)
+
+    def verdict(*points, **kw):
+        return decide("bound", cases(*points, **kw)).verdict
+
+    assert verdict((0.5, 0.8), (0.7, 0.95)) == "holds"
+    assert verdict((0.5, 0.8), (1.2, 1.4)) == "fails"
+    assert verdict((0.5, 0.8), (0.99, 1.4)) == "partly"  # one-sided p 0.031 above 1, 0.062 after Holm over two
+    assert verdict((0.8, 1.2), (0.9, 1.1)) == "inconclusive"  # both intervals contain the limit
+    assert verdict((0.5, 0.8), (1.2, 1.4), can_contradict=False) == "partly"
+    assert [c.name for c in cases((0.5, 0.8), (0.7, 0.95))] == ["K=1", "K=2"]
 
 
 def lemma2_result(ratio_hat, half_width=0.05, ratio_star=0.2, bound=0.25, within=1.0, literal=1.0):

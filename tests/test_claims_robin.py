@@ -93,16 +93,21 @@ def test_poorly_chosen_delta_is_graded_on_every_part_in_every_cell():
     bad, main = "robin-hood:delta=0.07:ucb=delta", "robin-hood:delta=0.007:ucb=delta"
     # decreases 0.01 (Uniform 0.1), ends at 0.40 above Uniform's 0.30 and the main run's 0.25: every part shown
     t = plateau_tests(plateau_runs([0.41, 0.40], [0.40, 0.30], [0.30, 0.25]), bad, main)
-    assert RC.plateau_verdict(t)[0] == "holds"
+
+    def verdict(tests):  # the row's one rule (issue 73): universal over the cells
+        return decide("universal", RC.plateau_cases(tests)).verdict
+
+    assert verdict(t) == "holds" and RC.plateau_counts(t) == {"plateau": "1 / 0", "main": "1 / 0", "uniform": "1 / 0"}
     # keeps falling as fast as Uniform and ends below it: contradicted in two parts
-    v, n = RC.plateau_verdict(plateau_runs([0.45, 0.25], [0.40, 0.30], [0.30, 0.20]).pipe(plateau_tests, bad, main))
-    assert v == "fails" and n["plateau"] == "0 / 1" and n["uniform"] == "0 / 1"
+    falls = plateau_runs([0.45, 0.25], [0.40, 0.30], [0.30, 0.20]).pipe(plateau_tests, bad, main)
+    n = RC.plateau_counts(falls)
+    assert verdict(falls) == "fails" and n["plateau"] == "0 / 1" and n["uniform"] == "0 / 1"
     # the same means with runs spread far wider than the gaps: nothing is shown
     wide = plateau_tests(plateau_runs([0.41, 0.40], [0.40, 0.30], [0.30, 0.25], spread=0.3), bad, main)
-    assert RC.plateau_verdict(wide)[0] == "inconclusive"
-    # two cells, one shown and one contradicted: partly
+    assert verdict(wide) == "inconclusive"
+    # two cells, one shown and one contradicted: a counterexample to "every cell" that survives Holm fails it
     two = pd.concat([t, t.assign(cell="d", d_uniform=-0.1, p_uniform=1e-6)], ignore_index=True)
-    assert RC.plateau_verdict(two)[0] == "partly"
+    assert verdict(two) == "fails" and RC.plateau_counts(two)["uniform"] == "1 / 1"
 
 
 def test_robin_lemma2_reported_at_the_papers_budget_ratio():
@@ -152,21 +157,30 @@ def test_robin_higher_delta_rule():
 
 
 def test_half_the_queries_is_graded_on_intervals_with_holm_over_cells():
-    """Issue 57, item 4: the crossing of each cell has an interval; "holds" needs every cell's interval within 60%
-    (an intersection-union test), "partly" needs cells shown on both sides after Holm's correction, "fails" cells
-    shown only beyond, and a cell whose interval straddles 60% decides nothing."""
-    def table(need, lo, hi, p):
-        return pd.DataFrame(dict(cell=[f"c{i}" for i in range(len(need))], frac_needed=need, lo=lo, hi=hi, p_half=p))
+    """Issue 57, item 4 under issue 73's one rule for "every case": each cell's crossing is a case (one-sided
+    bootstrap p-values at 60%); "holds" needs every cell shown within, a cell shown beyond after Holm over the cells
+    makes it fail, cells shown only within (after Holm) make it partly, and a cell whose interval straddles 60%
+    decides nothing."""
+    from paperlib.decide import decide
 
-    assert RC._half_verdict(table([0.4, 0.5], [0.35, 0.45], [0.45, 0.58], [0.001, 0.01]))[0] == "holds"
-    # one cell straddles 60%: no cell is shown beyond, so every cell may still be within
-    assert RC._half_verdict(table([0.4, 0.62], [0.35, 0.5], [0.45, 0.7], [0.001, 0.4]))[0] == "inconclusive"
-    assert RC._half_verdict(table([0.4, 0.9], [0.35, 0.8], [0.45, 1.0], [0.001, 0.001]))[0] == "partly"
-    assert RC._half_verdict(table([0.8, 0.9], [0.7, 0.8], [0.9, 1.0], [0.001, 0.001]))[0] == "fails"
+    def table(need, lo, hi, p):
+        return pd.DataFrame(dict(cell=[f"c{i}" for i in range(len(need))], kind="real", frac_needed=need, lo=lo,
+                                 hi=hi, p_half=p))
+
+    def verdict(t):
+        return decide("universal", RC.half_cases(t)).verdict
+
+    assert verdict(table([0.4, 0.5], [0.35, 0.45], [0.45, 0.58], [0.001, 0.01])) == "holds"
+    # one cell shown within, one straddles 60%: shown somewhere, contradicted nowhere
+    assert verdict(table([0.4, 0.62], [0.35, 0.5], [0.45, 0.7], [0.001, 0.4])) == "partly"
+    # one cell shown beyond 60% (p = 0.001, Holm over two cells): a counterexample
+    assert verdict(table([0.4, 0.9], [0.35, 0.8], [0.45, 1.0], [0.001, 0.001])) == "fails"
+    assert verdict(table([0.8, 0.9], [0.7, 0.8], [0.9, 1.0], [0.001, 0.001])) == "fails"
     # two of many cells beyond at p = 0.01 each: significant alone, not after Holm over 40 cells
     need = [0.62] * 38 + [0.9, 0.9]
     t = table(need, [0.5] * 38 + [0.7, 0.7], [0.7] * 38 + [1.0, 1.0], [0.5] * 38 + [0.01, 0.01])
-    assert RC._half_verdict(t) == ("inconclusive", {"within": 0, "beyond": 0})
+    assert verdict(t) == "inconclusive" and RC._half_counts(t) == {"within": 0, "beyond": 0}
+    assert RC._half_counts(table([0.4, 0.9], [0.35, 0.8], [0.45, 1.0], [0.001, 0.001])) == {"within": 1, "beyond": 1}
 
 
 def test_a_cell_run_as_blocks_is_the_cell_run_as_one_batch():

@@ -267,12 +267,19 @@ def test_uniform_needs_90pct_without_runs_is_shown_not_graded():
 
 
 def test_zhou_rows_that_fail_on_other_matrices_say_why_they_are_not_charged():
-    from paperlib.ledger import Claim, not_charged
+    from ledger_rows import row
 
-    c = not_charged(Claim(ZC.PAPER, "x", "s", "[real] e", "m (95% CI 0-1)", "fails"), ZC.NDCG_REASON)
+    from paperlib.ledger import DEFAULT_OPEN_QUESTION, not_charged
+
+    failed = row(ZC.PAPER, "x", "fails")  # decided not reproduced, with the default open question
+    assert failed.verdict == "not reproduced" and DEFAULT_OPEN_QUESTION in failed.measured
+    c = not_charged(failed, ZC.NDCG_REASON)  # the specific reason replaces the default one
     assert c.verdict == "not reproduced" and "what would exclude our error" in c.measured and "banditeval" in c.measured
-    assert not_charged(Claim("paperlib (race)", "x", "s", "e", "m", "fails"), "r").verdict == "fails"
-    assert not_charged(Claim(ZC.PAPER, "x", "s", "e", "m", "holds"), "r").verdict == "holds"
+    assert DEFAULT_OPEN_QUESTION not in c.measured and c.measured.startswith("m (95% CI 0-1). Not reproduced")
+    ours = row("paperlib (race)", "x", "fails")  # a row about our own setting fails as it is
+    assert ours.verdict == "fails" and not_charged(ours, "r") == ours
+    held = row(ZC.PAPER, "x", "holds")
+    assert not_charged(held, "r") == held
 
 
 def test_active_beats_baselines_with_settling_intervals():

@@ -143,6 +143,9 @@ def test_every_registered_dataset_loads(data_dir, monkeypatch):
         mat = data.load(name)
         assert mat.kind == info.kind
         assert mat.shape[0] <= info.shape[0] and mat.shape[1] <= info.shape[1]
+        # the shape every page quotes is the one the experiments read (issue 73: 57 x 805 vs 57 x 797)
+        assert mat.shape == info.used_shape, (name, mat.shape, info.used_shape)
+        assert (info.used is None) == (mat.shape == info.shape), name  # used_shape written only where it differs
         assert np.isfinite(mat.scores).all() and mat.scores.min() >= 0 and mat.scores.max() <= 1
     gaming = {"NullModel", "gpt4_gamed"}
     assert gaming <= set(data.load("alpacaeval2").row_ids)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from ledger_rows import row
 
-from paperlib.ledger import Claim
 from paperlib.pipeline import notebook as nb
 from paperlib.pipeline.measured import layout, markdown
 
@@ -95,7 +95,7 @@ def test_a_long_sentence_without_a_table_is_cut_at_its_semicolons():
 
 def test_what_we_measured_keeps_the_row_line_and_nests_the_measurement():
     measured = "saving per pool: " + ", ".join(f"{n}-full: {k}%" for k, n in enumerate(NAMES)) + ". Maximum 4%"
-    md = nb.what_we_measured([Claim("Zhou et al. 2025", "zhou-x", "A statement", "ev", measured, "holds")]).data
+    md = nb.what_we_measured([row("Zhou et al. 2025", "zhou-x", "holds", "A statement", "ev", measured)]).data
     lines = md.splitlines()
     assert re.fullmatch(r"- \*\*holds\*\*(?: \(smoke\))? `zhou-x` — A statement", lines[2])
     assert lines[3] == "  - saving per pool:"

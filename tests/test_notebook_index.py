@@ -78,13 +78,13 @@ def test_a_run_is_labelled_by_what_it_ran():
     import copy
 
     import matplotlib.pyplot as plt
+    from ledger_rows import row as make_row
 
     from paperlib.figures import reproduction_title
-    from paperlib.ledger import Claim
     from paperlib.pipeline import notebook as nb
     from paperlib.pipeline.config import load_config, paper_config, smoke_config
 
-    row = Claim("Zhou et al. 2025", "zhou-x", "a statement", "evidence", "measured", "holds")
+    row = make_row("Zhou et al. 2025", "zhou-x", "holds", "a statement", "evidence", "measured")
 
     def title():
         fig = plt.figure()

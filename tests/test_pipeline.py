@@ -15,6 +15,7 @@ import nbformat
 import pandas as pd
 import pytest
 import yaml
+from ledger_rows import row
 
 from paperlib import ledger
 from paperlib.pipeline.config import (
@@ -302,18 +303,21 @@ def test_ledger_merge_and_verdicts(tmp_path):
     with pytest.raises(ValueError):
         ledger.Claim("p", "c", "s", "e", "m", "maybe")
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    ledger.write([ledger.Claim("P", "c1", "s | pipe", "[real] e, exact", "1", "holds")], a)
-    ledger.write([ledger.Claim("P", "c2", "s", "[none] e", "-", "untestable")], b)
+    with pytest.raises(ValueError, match="no kind of statement"):  # a verdict is never written (issue 73)
+        ledger.Claim("p", "c", "s", "e", "m", "holds")
+    ledger.write([row("P", "c1", "holds", "s | pipe", "[real] e, exact", "1")], a)
+    ledger.write([row("P", "c2", "untestable", "s", "[none] e", "-")], b)
     claims = ledger.merge([a, b], tmp_path / "claims.csv", tmp_path / "claims.md")
     assert [c.claim for c in claims] == ["c1", "c2"]
     header = (tmp_path / "claims.csv").read_text().splitlines()[0]
-    assert header == "paper,claim,statement,evidence,measured,verdict"
+    assert header == "paper,claim,statement,evidence,measured,verdict,kind,setting"  # every row declares its kind
     md = (tmp_path / "claims.md").read_text()
     assert "holds 1" in md and "untestable 1" in md and "s \\| pipe" in md
     assert "Run on" not in md
     noted = ledger.merge([a, b], tmp_path / "n.csv", tmp_path / "n.md", run_on="2 CPU cores, 10 runs")
     # issue 68: the run conditions are stated once (the Markdown title); a row points to them in a few words
-    assert [c.evidence for c in noted] == [f"[real] e, exact{ledger.RUN_CONDITIONS}", f"[none] e{ledger.RUN_CONDITIONS}"]
+    assert [c.evidence for c in noted] == [f"{c.evidence}{ledger.RUN_CONDITIONS}" for c in claims]
+    assert noted[0].evidence.startswith("[real] e, exact; ") and noted[1].evidence.startswith("[none] e; ")
     assert "Run on: 2 CPU cores, 10 runs." in (tmp_path / "n.md").read_text()
     assert "10 runs" not in (tmp_path / "n.csv").read_text()
     import json

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+from ledger_rows import row
 
 from paperlib.decide import RULES, Case, decide, exact_case, setting_kind
 from paperlib.ledger import Claim, decided, read
@@ -272,5 +273,5 @@ def test_the_beyond_chapter_lists_our_own_rows_that_do_not_hold():
     rows that fail, because the list kept the papers' rows only."""
     from paperlib.pipeline.book_cards import not_holding
 
-    ours = [Claim("paperlib (race)", "r", "s", "e", "m (95% CI 0-1)", "fails")]
+    ours = [row("paperlib (race)", "r", "fails")]
     assert not_holding(ours) == "" and "fails" in not_holding(ours, papers_only=False)

@@ -36,10 +36,18 @@ class DatasetInfo:
     max_row_missing: float | None = None
     drop_rows: tuple[str, ...] = ()
     generator: dict = field(default_factory=dict)
+    #: the shape the experiments read, after ``missing`` and ``drop_rows`` (``shape`` is the file's); written in the
+    #: registry where they differ, checked against the loaded matrix by the data tests
+    used: tuple[int, int] | None = None
 
     @property
     def needs_file(self) -> bool:
         return self.file is not None
+
+    @property
+    def used_shape(self) -> tuple[int, int]:
+        """The shape of the matrix every experiment reads (the file's where nothing is dropped on load)."""
+        return self.used or self.shape
 
 
 @lru_cache(maxsize=1)
@@ -105,6 +113,7 @@ def registry() -> dict[str, DatasetInfo]:
             max_row_missing=e.get("max_row_missing"),
             drop_rows=tuple(e.get("drop_rows", ())),
             generator=e.get("generator", {}),
+            used=tuple(e["used_shape"]) if e.get("used_shape") else None,
         )
     return out
 

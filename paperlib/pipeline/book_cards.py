@@ -19,8 +19,10 @@ from .variables import PAPER_KEYS
 
 CODE_MODULES = ("paperlib.papers.zhou.claims", "paperlib.papers.pulse.claims", "paperlib.papers.robin.claims",
                 "paperlib.beyond.race.claims", "paperlib.beyond.search.claims")
-RULES = ("decide", "comparison", "universal", "conjunction", "within_limit", "equivalence", "all_any", "holm_signs", "holm_reject",
-         "fisher_counts", "fisher_rates", "fisher_holm", "normal_p", "bootstrap_p")
+#: the helpers of :mod:`paperlib.decide` a builder makes its cases with (the claim index lists which each one uses)
+RULES = ("decide", "exact_case", "rate_case", "interval_case", "equivalence_case", "share_case", "one_sided_p",
+         "split_p", "fisher_one_sided", "holm_reject", "holm_adjusted", "holm_signs", "fisher_rates", "fisher_rates_holm",
+         "normal_p", "bootstrap_p")
 MAX_TABLE_ROWS = 12
 
 
@@ -86,6 +88,23 @@ def verdict_table(claims: list[Claim], labels: list[str], link: dict[str, str]) 
     return head + "".join(rows) + "</tbody></table>"
 
 
+def holds_split(claims: list[Claim], labels: list[str]) -> str:
+    """One sentence: each paper's holds split into checks of theory (:data:`paperlib.decide.THEORY_KINDS`) and
+    empirical statements (issue 73, item 4: a tally whose holds are all theory says so)."""
+    from ..decide import is_theory
+
+    parts = []
+    for label in labels:
+        held = [c for c in claims if c.paper == label and c.verdict == "holds"]
+        if held:
+            theory = sum(is_theory(c.kind) for c in held)
+            parts.append(f"{label} {len(held)} ({len(held) - theory} empirical, {theory} theory)")
+    if not parts:
+        return ""
+    return ("Of the papers' holds, how many are empirical statements and how many checks of theory or arithmetic "
+            "(exact checks and theorems, kinds `exact` and `theorem`): " + "; ".join(parts) + ".")
+
+
 def _title(c: Claim) -> str:
     """A row's display title: its statement up to the first colon outside parentheses (titled rows open with where
     in the paper: "Non-binary scores (Sec. 5: extension ...): the statement")."""
@@ -136,20 +155,13 @@ def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str
         target = f"[notebooks/{nb}.ipynb](notebooks/{nb}.ipynb)" if nb in in_book else f"`notebooks/{nb}.ipynb`"
         ev = ev.replace(f"notebooks/{md_escape(nb)}.ipynb", target)
     code = code_for(c.claim, code_index)
-    if c.kind:  # decided by construction: the one rule is decide's for the row's kind
-        from ..decide import decide
+    from ..decide import decide
 
-        d = decide(c.kind, c.cases, c.setting or None)
-        code_line = f"{{py:func}}`{code[0]}.{code[1]}`" if code else "not found in the claim builders"
-        rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, graded on its {d.graded_on} cases"
-                + (f"; at the {d.configurations} configuration{'s' if d.configurations != 1 else ''} tested" if c.kind == "theorem" else "") + ")")
-    elif code:
-        mod, fn, rules = code
-        code_line = f"{{py:func}}`{mod}.{fn}`"
-        rule = ("the builder's rule " if len(rules) == 1 else "one of the builder's rules ") + ", ".join(
-            f"{{py:func}}`~paperlib.decide.{r}`" for r in rules) if rules else "a test written in the builder"
-    else:
-        code_line, rule = "not found in the claim builders", "see the evidence"
+    d = decide(c.kind, c.cases, c.setting or None)  # every row is decided by construction: decide's rule for its kind
+    code_line = f"{{py:func}}`{code[0]}.{code[1]}`" if code else "not found in the claim builders"
+    rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, graded on its {d.graded_on} cases"
+            + (f"; at the {d.configurations} configuration{'s' if d.configurations != 1 else ''} tested"
+               if c.kind == "theorem" else "") + ")")
     who = ("**paperlib row** (our setting or our method; not counted in the paper's tally)" if ours
            else f"**{c.paper}**")
     return "\n".join([

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..decide import Verdict
+from ..decide import Verdict, is_theory
 from ..ledger import summary_table
 
 PAPER_KEYS = {  # ledger paper label -> the short key used in variable names
@@ -39,8 +39,13 @@ def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
         v[f"{prefix}_paper_{name}"] = int((own.verdict == verdict).sum())
         for label, key in PAPER_KEYS.items():
             v[f"{prefix}_{key}_{name}"] = int(((claims.paper == label) & (claims.verdict == verdict)).sum())
+    theory = claims.kind.map(is_theory) if "kind" in claims else pd.Series(False, index=claims.index)
+    holds = claims.verdict == Verdict.HOLDS
     for label, key in PAPER_KEYS.items():
         v[f"{prefix}_{key}_rows"] = int((claims.paper == label).sum())
+        # a paper's holds split into checks of theory (exact checks, theorems) and empirical statements (issue 73)
+        v[f"{prefix}_{key}_holds_theory"] = int(((claims.paper == label) & holds & theory).sum())
+        v[f"{prefix}_{key}_holds_empirical"] = int(((claims.paper == label) & holds & ~theory).sum())
     v[f"{prefix}_table"] = "\n" + summary_table(list(claims[["paper", "verdict"]].itertuples()))
     return {k: str(x) for k, x in v.items()}
 

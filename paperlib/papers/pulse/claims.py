@@ -13,9 +13,9 @@ import pandas as pd
 from ...decide import (
     Case,
     Verdict,
-    across_fits,
     bootstrap_p,
     cases_summary,
+    data_kind,
     exact_case,
     fisher_one_sided,
     fisher_rates,
@@ -122,7 +122,7 @@ def savings_cases(runs: pd.DataFrame) -> tuple[list[Case], list[str]]:
     for pool in runs[runs.method == "pulse"].pool.unique():
         u, p = bt.get((pool, "ucbe-batch"), np.nan), bt.get((pool, "pulse"), np.nan)
         g = runs[runs.pool == pool]
-        data = _data_kind(kinds[pool])
+        data = data_kind(kinds[pool])
         if np.isfinite(u) and u <= first.get(pool, -np.inf):
             cases.append(Case(pool, data, 1 - p / u if np.isfinite(p) else float("nan"), could_fail=False))
             parts.append(f"{pool}: censored (UCB-E at 95% at the grid's first budget, {u:,.0f} calls)")
@@ -328,7 +328,7 @@ def _printed_rule_text() -> str:
             "the authors' code's")
 
 
-def by_data_kind(build, runs: pd.DataFrame) -> Claim:
+def bydata_kind(build, runs: pd.DataFrame) -> Claim:
     """One row from ``build`` on all the pools, decided by construction: :func:`paperlib.decide.decide` grades the
     data kinds (the one rule for every paper: the real pools where there are some, the others shown beside them), so a
     builder never combines kinds itself."""
@@ -375,7 +375,7 @@ def experiment_claims(runs: pd.DataFrame, authors: pd.DataFrame | None = None) -
     non-binary scores; each comparative row judged on the real pools where they disagree with the others.
     ``authors``: runs of the authors' code (:func:`paperlib.papers.pulse.experiments.authors_runs`), which the savings
     row compares with our UCB-E on the same pool."""
-    out = [by_data_kind(f, runs) for f in (_savings_claim, _naive_worst_claim, _above_claim, _effective_budget_claim)]
+    out = [bydata_kind(f, runs) for f in (_savings_claim, _naive_worst_claim, _above_claim, _effective_budget_claim)]
     theirs = authors_savings(runs, authors)
     if theirs:
         sav = out[0]
@@ -448,7 +448,7 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
                   authors: pd.DataFrame | None = None) -> list[Claim]:
     """Every row of :func:`experiment_claims` graded again under each extra Step 1 fit (``acc``: Accuracy@t per pool,
     method, fit and budget, fits k >= 1 with the same keyed runs as the pool's first ones) and regraded on what holds
-    under every fit (:func:`paperlib.decide.across_fits`); each row says whether its verdict is the same under every
+    under every fit (:func:`paperlib.decide.decide`, which combines the fits with :func:`~paperlib.decide.across_fits`); each row says whether its verdict is the same under every
     fit, and on how many pools the comparison is run for run (``runs``' ``streams`` column: the pool's table was made
     with keyed streams) rather than between independent draws of the same law."""
     fits = sorted(int(k) for k in set(acc.fit) if int(k) > 0)
@@ -478,30 +478,26 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
         if c.verdict == Verdict.UNTESTABLE or any(v is None for v in vs):
             out.append(c)
             continue
-        if c.kind:  # decided by construction: the fits' cases join the row's, and paperlib.decide combines them
-            extra = [replace(x, fit=k) for k in fits for x in fit_rows[k][c.claim].cases]
-            c = redecide(c, list(c.cases) + extra)
-            new = c.verdict
-        else:
-            new = across_fits(c.verdict, vs)
+        published = c.verdict
+        # the fits' cases join the row's, and paperlib.decide combines the verdicts under each fit
+        extra = [replace(x, fit=k) for k in fits for x in fit_rows[k][c.claim].cases]
+        c = redecide(c, list(c.cases) + extra)
+        new = c.verdict
         shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs, strict=True))
-        if all(v == c.verdict for v in vs):
+        if all(v == published for v in vs):
             note = (f"Step 1's fit: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; {methods} "
                     f"{reps} runs each on {len(pools)} pools, {runs_are})")
         else:
             note = (f"Step 1's fit: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
-                    f"{len(pools)} pools, {runs_are}; the published fit: {c.verdict})"
-                    + (f"; graded on what holds under every fit: {new}" if new != c.verdict else
+                    f"{len(pools)} pools, {runs_are}; the published fit: {published})"
+                    + (f"; graded on what holds under every fit: {new}" if new != published else
                        "; the published fit's runs allow both answers, and a fit's verdict at fewer runs does not "
-                       "overrule that" if c.verdict == Verdict.INCONCLUSIVE else
+                       "overrule that" if published == Verdict.INCONCLUSIVE else
                        "; an inconclusive fit is a loss of power at fewer runs, not a contradiction, so the verdict "
                        "stands"))
         measured = c.measured.replace(f"; {FIT_MOVES_IT}", "")
-        if c.kind:
-            head, lead, tail = measured.partition(f". {NOT_REPRODUCED_LEAD}")
-            out.append(replace(c, measured=f"{head}; {note}{lead}{tail}"))
-        else:
-            out.append(replace(c, measured=f"{measured}; {note}", verdict=new))
+        head, lead, tail = measured.partition(f". {NOT_REPRODUCED_LEAD}")
+        out.append(replace(c, measured=f"{head}; {note}{lead}{tail}"))
     return out
 
 
@@ -649,9 +645,9 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
     kinds = "/".join(sorted({t["kind"] for t in t2}))
     # one case per pool where the bound is informative: PULSE's misses against 1 - bound (exact binomial tests)
     # (a pool where it is not positive is a case that could not fail: any accuracy is above it)
-    t2cases = [rate_case(t["pool"], _data_kind(t["kind"]), round((1 - t["measured"]) * t["reps"]), t["reps"],
+    t2cases = [rate_case(t["pool"], data_kind(t["kind"]), round((1 - t["measured"]) * t["reps"]), t["reps"],
                          1 - t["bound"]) if t["bound"] > 0 else
-               Case(t["pool"], _data_kind(t["kind"]), t["measured"], could_fail=False) for t in t2]
+               Case(t["pool"], data_kind(t["kind"]), t["measured"], could_fail=False) for t in t2]
     out.append(decided(
         PAPER, "pulse-theorem-2-success-guarantee",
         "P(i_hat = i*) >= 1 - sum_i sum_K 2 exp(-eps_K^2 / (2 (v/(K n^2) + 2 eps_K/(3K))))",
@@ -671,15 +667,11 @@ def theory_claims(l1: dict, l1_mc: dict, t1: list[dict], l2: list[dict], l56: di
         "has its own row",
         f"bound positive on {sum(t['bound'] > 0 or t['bound_amax'] > 0 for t in t2)}/{len(t2)} pools; largest "
         f"{max((max(t['bound'], t['bound_amax']) for t in t2), default=float('nan')):.3g}",
-        "exact", [exact_case(t["pool"], _data_kind(t["kind"]), t["bound"] > 0 or t["bound_amax"] > 0,
+        "exact", [exact_case(t["pool"], data_kind(t["kind"]), t["bound"] > 0 or t["bound_amax"] > 0,
                              max(t["bound"], t["bound_amax"])) for t in t2],
         title="Theorem 2 on evaluation pools"))
     return out
 
-
-def _data_kind(kind: str) -> str:
-    """A pool's data kind as a case names it (the pools say real, semi-synthetic or synthetic)."""
-    return kind if kind in ("real", "semi-synthetic", "synthetic") else "none"
 
 
 def cv_claims(cv: pd.DataFrame) -> list[Claim]:
@@ -794,8 +786,8 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
 
     Each (pool, UCB-E budget) point: the calls PULSE needs to reach UCB-E's mean accuracy there, read off PULSE's mean
     accuracy curve, minus UCB-E's budget, with a parametric bootstrap of both curves' shares of right runs
-    (:func:`_crossing_difference_draws`); the points significantly fewer and more after Holm's correction over the
-    points are graded as every pointwise comparison of the ledger (:func:`paperlib.decide.comparison`)."""
+    (:func:`_crossing_difference_draws`); one case per point (a censored point cannot fail), the statement universal,
+    decided by :func:`paperlib.decide.decide` (:data:`paperlib.decide.RULES`)."""
     eb = E.effective_budget(runs)
     pl = eb[(eb.method == "pulse") & eb.calls_needed.notna()]
     fewer = pl.calls_needed <= pl.ucbe_calls  # equal only where the crossing is censored at the grid's first budget
@@ -806,7 +798,7 @@ def _effective_budget_claim(runs: pd.DataFrame) -> Claim:
     kinds = runs.groupby("pool").kind.first()
     # one case per (pool, UCB-E budget) point: fewer calls is the statement's direction (sign < 0); a point at the
     # grid's first budget cannot show fewer calls (its crossing is censored there): a case that could not fail
-    cases = [Case(f"{pool} @ {int(b)}", _data_kind(kinds[pool]), float(d), p_for=pf, p_against=pa, could_fail=not cen)
+    cases = [Case(f"{pool} @ {int(b)}", data_kind(kinds[pool]), float(d), p_for=pf, p_against=pa, could_fail=not cen)
              for (pool, b), p, d, cen in zip(names, pv, sign, censored, strict=True)
              for pf, pa in [split_p(p, -d)]]
     return decided(

@@ -14,6 +14,7 @@ from scipy import stats
 from ...decide import (
     Case,
     cases_summary,
+    data_kind,
     exact_case,
     holm_reject,
     holm_signs,
@@ -103,28 +104,19 @@ HIGHER_DELTA_EXCLUDES = (
 PLATEAU_PARTS = {"plateau": -1, "main": 1, "uniform": 1}  # the sign each part's difference has where it holds
 
 
-def plateau_verdict(tests: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dict]:
-    """The rule of "a poorly chosen delta plateaus and is overtaken" on :func:`.experiments.plateau_tests`: holds if
-    every part is significant in the stated direction in every cell (an intersection-union test); else the cells
-    shown in every part (their largest p-value, Holm over the cells) and the cells with some part significantly
-    the other way (Holm over every cell and part): partly if some of both, fails if only contradicted, else
-    inconclusive. Returns the verdict and the counts (per part, "shown / contradicted" at ``alpha`` each after Holm)."""
-    from statsmodels.stats.multitest import multipletests
-
+def plateau_counts(tests: pd.DataFrame, alpha: float = ALPHA) -> dict[str, str]:
+    """Per part of "a poorly chosen delta plateaus and is overtaken" (:func:`.experiments.plateau_tests`), the cells
+    where that part is significant in its direction / the other way, each after Holm over the cells ("shown /
+    contradicted"): the row's words, never its verdict (:func:`plateau_cases` and :func:`paperlib.decide.decide`)."""
     if tests.empty:
-        return "untestable", dict(shown=0, contradicted=0, **{k: "0 / 0" for k in PLATEAU_PARTS})
-    right = np.column_stack([np.sign(tests[f"d_{k}"]) == s for k, s in PLATEAU_PARTS.items()])
-    p = np.column_stack([tests[f"p_{k}"] for k in PLATEAU_PARTS])
-    p_all = np.where(right.all(axis=1), p.max(axis=1), 1.0)
-    holm = lambda q: multipletests(q, alpha=alpha, method="holm")[0]  # noqa: E731
-    wrong = holm(np.where(~right, p, 1.0).ravel()).reshape(p.shape)
-    shown_part = holm(np.where(right, p, 1.0).ravel()).reshape(p.shape)
-    parts = {k: f"{int(shown_part[:, j].sum())} / {int(wrong[:, j].sum())}" for j, k in enumerate(PLATEAU_PARTS)}
-    if (p_all < alpha).all():
-        return "holds", dict(shown=len(tests), contradicted=0, **parts)
-    shown, contradicted = int(holm(p_all).sum()), int(wrong.any(axis=1).sum())
-    verdict = "partly" if shown and contradicted else "fails" if contradicted else "inconclusive"
-    return verdict, dict(shown=shown, contradicted=contradicted, **parts)
+        return {k: "0 / 0" for k in PLATEAU_PARTS}
+    out = {}
+    for k, s in PLATEAU_PARTS.items():
+        right = np.sign(tests[f"d_{k}"].to_numpy()) == s
+        p = tests[f"p_{k}"].to_numpy(dtype=float)
+        shown, wrong = holm_reject(np.where(right, p, 1.0), alpha), holm_reject(np.where(~right, p, 1.0), alpha)
+        out[k] = f"{int(shown.sum())} / {int(wrong.sum())}"
+    return out
 
 
 def higher_delta_claim(runs: pd.DataFrame, low: str, high: str) -> Claim:
@@ -227,7 +219,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
     bad = main_id(max(cfg["deltas"]))
     if bad in set(runs.method_id) and bad != main:
         pl = plateau_tests(runs, bad, main)
-        _, shown = plateau_verdict(pl)  # the per-part counts, for the words
+        shown = plateau_counts(pl)  # the per-part counts, for the words
         cases = plateau_cases(pl)
         syn = pl[pl.kind == "synthetic"]
         out.append(decided(
@@ -313,12 +305,12 @@ def eb_claim(runs: pd.DataFrame, cfg: dict, main: str, eb: str) -> Claim:
         ok_or = int((ht_or.frac_needed <= EB_GOAL_FRAC).sum())
         oracle = (f"; the goal is beyond even ROBIN with the known variances (the oracle allocation): <= 60% in "
                   f"{ok_or}/{len(ht_or)} cells, median {ht_or.frac_needed.median():.2f}")
-    _, sure = _half_verdict(ht_eb)  # the goal's 60% is the paper's HALF_BUDGET_FRAC, tested as that row tests it
+    sure = _half_counts(ht_eb)  # the goal's 60% is the paper's HALF_BUDGET_FRAC, tested as that row tests it
     cases = []
     for kind, g in ht_eb.groupby("kind", sort=False):  # one case per data kind: the share of its cells within 60%
         side = np.nan_to_num(g.frac_needed.to_numpy(dtype=float), nan=2.0)
         within, beyond = zip(*(split_p(p, EB_GOAL_FRAC - x) for p, x in zip(g.p_half, side, strict=True)), strict=True)
-        cases.append(share_case(f"{kind} cells within {EB_GOAL_FRAC:.0%}", _case_kind(kind), within, beyond,
+        cases.append(share_case(f"{kind} cells within {EB_GOAL_FRAC:.0%}", data_kind(kind), within, beyond,
                                 EB_GOAL_SHARE, estimate=float((side <= EB_GOAL_FRAC).mean())))
     return decided(
         "paperlib (improvements)", "ours-robin-hood-eb",
@@ -336,31 +328,20 @@ def eb_claim(runs: pd.DataFrame, cfg: dict, main: str, eb: str) -> Claim:
         "bound", cases)
 
 
-def _case_kind(kind) -> str:
-    """A cell's data kind as a case names it."""
-    return kind if kind in ("real", "semi-synthetic", "synthetic") else "none"
-
 
 def _frac(x: float) -> str:
     """A budget fraction for the ledger; ``inf`` (never reaches the target within the full budget) as "never"."""
     return f"{x:.2f}" if np.isfinite(x) else "never"
 
 
-def _half_verdict(ht: pd.DataFrame, alpha: float = ALPHA) -> tuple[str, dict]:
-    """The verdict of "ROBIN-HOOD needs at most HALF_BUDGET_FRAC of the budget" over cells, from
-    :func:`.experiments.half_budget_table`'s intervals and p-values: holds if every cell's 95% interval lies within
-    (an intersection-union test: each cell at ``alpha``), else from the cells significantly within and beyond after
-    Holm's correction over the cells (``holm_signs``): partly if some of each, fails if only beyond, inconclusive if
-    none is beyond."""
+def _half_counts(ht: pd.DataFrame, alpha: float = ALPHA) -> dict:
+    """The cells significantly within and beyond ``HALF_BUDGET_FRAC`` of the budget after Holm's correction over the
+    cells (``holm_signs`` of :func:`.experiments.half_budget_table`'s p-values): words for a row's measurement, never
+    its verdict (which :mod:`paperlib.decide` makes from the row's cases)."""
     if ht.empty:
-        return "untestable", {"within": 0, "beyond": 0}
+        return {"within": 0, "beyond": 0}
     beyond, within = holm_signs(ht.p_half, np.nan_to_num(ht.frac_needed, nan=2.0) - HALF_BUDGET_FRAC, alpha)
-    sure = {"within": within, "beyond": beyond}
-    if (ht.hi <= HALF_BUDGET_FRAC).all():
-        return "holds", sure
-    if not beyond:  # no cell shown beyond: every cell may still be within
-        return "inconclusive", sure
-    return ("partly" if within else "fails"), sure
+    return {"within": within, "beyond": beyond}
 
 
 def _median_with_interval(ht: pd.DataFrame) -> tuple[float, float, float]:

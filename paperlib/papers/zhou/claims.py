@@ -18,6 +18,7 @@ from ...decide import (
     Case,
     bootstrap_p,
     cases_summary,
+    data_kind,
     equivalence_case,
     exact_case,
     holm_signs,
@@ -128,8 +129,8 @@ def claim_active_beats_baselines(reach: pd.DataFrame, settle: pd.DataFrame | Non
 
     Without ``settle``: the budget to precision 1, active <= best baseline on every dataset. With it,
     per dataset the better active method's mean settling budget minus the better baseline's, with a
-    bootstrap interval, graded as every pointwise comparison of the ledger (:func:`paperlib.decide.comparison`):
-    holds if significantly less somewhere and never more, partly if both, fails if only more, else inconclusive.
+    bootstrap interval: one case per dataset, the statement universal (on every dataset), decided by
+    :func:`paperlib.decide.decide`'s one rule for that kind (:data:`paperlib.decide.RULES`).
     """
     piv = reach.pivot(index="dataset", columns="method", values="budget_frac").fillna(np.inf)
     base = piv[[c for c in ("row-mean", "filled-subset", "lrf") if c in piv]].min(axis=1)
@@ -152,7 +153,7 @@ def claim_active_beats_baselines(reach: pd.DataFrame, settle: pd.DataFrame | Non
         raw_less, raw_more = raw_less + (hi < 0), raw_more + (lo > 0)
         pv.append(bootstrap_p(boot[:, 0]))
         sign.append(float(np.mean(boot[:, 0])))
-        cases.append(Case(d, kinds[d] if kinds is not None else "none", sign[-1], lo, hi, *split_p(pv[-1], -sign[-1])))
+        cases.append(Case(d, data_kind(kinds[d]) if kinds is not None else "none", sign[-1], lo, hi, *split_p(pv[-1], -sign[-1])))
     more, less = holm_signs(pv, sign)  # (positive: active dearer, negative: active cheaper)
     return dict(measured=text + f"; mean settling budget significantly lower than the best baseline's on {less}/{len(piv)} "
                 f"datasets, higher on {more} (bootstrap over repetitions, Holm's correction over the datasets; "
@@ -620,7 +621,7 @@ def ablation_claims(abl: pd.DataFrame, names: list[str], hard: str, kinds: str, 
     enough = reps is not None and reps >= MIN_REPS_NORMAL
 
     def kind_of(d):
-        return (data_kinds or {}).get(d, kinds if kinds in DATA_KINDS else "none")
+        return (data_kinds or {}).get(d, data_kind(kinds))
 
     so, so_se = diff(hard, "variant", "UCB-E-LRF", "Score Only")
     so_case = diff_case(f"{hard}: UCB-E-LRF minus Score Only", kind_of(hard), so, so_se, enough)
@@ -830,9 +831,9 @@ def corollary1_claims(res: pd.DataFrame, vac: pd.DataFrame, shape: tuple[int, in
     if paper_vac is not None:
         measured += (f" and on {(paper_vac.ratio > 1).sum()}/{len(paper_vac)} of the paper's Table 2 matrices "
                      f"({paper_vac.ratio.min():.2g}x to {paper_vac.ratio.max():.3g}x the full matrix)")
-    bound_cases = [rate_case(f"T = {int(r.budget)}", _kind(getattr(r, "kind", "synthetic")), round((1 - r.success) * r.reps), int(r.reps),
+    bound_cases = [rate_case(f"T = {int(r.budget)}", data_kind(getattr(r, "kind", "synthetic")), round((1 - r.success) * r.reps), int(r.reps),
                              1 - r.bound) for r in informative.itertuples()]
-    vac_cases = [exact_case(str(r.dataset), _kind(getattr(r, "kind", "none")), r.ratio <= 1, r.ratio)
+    vac_cases = [exact_case(str(r.dataset), data_kind(getattr(r, "kind", "none")), r.ratio <= 1, r.ratio)
                  for r in vac.itertuples()]
     if paper_vac is not None:  # the paper's own real matrices, from the (n, m, H1) of its Table 2
         vac_cases += [exact_case(f"paper Table 2: {r.dataset}", "real", r.ratio <= 1, r.ratio)
@@ -852,10 +853,6 @@ def corollary1_claims(res: pd.DataFrame, vac: pd.DataFrame, shape: tuple[int, in
                 measured, "exact", vac_cases),
     ]
 
-
-def _kind(kind) -> str:
-    """A table's data kind as a case names it (anything else: none)."""
-    return kind if kind in DATA_KINDS else "none"
 
 
 def kinds_of(table: pd.DataFrame) -> str:
@@ -921,7 +918,7 @@ def _ensemble_rank_time_claims(abl: pd.DataFrame, names: list[str], hard: str, e
                        f"{_cases_count(ens)}; {text}", "universal", ens))
     diffs = [(d, r, cmp(d, "rank", 1, r)) for d in names for r in (2, 5)]
     kinds = abl.groupby("dataset").kind.first() if "kind" in abl else {}
-    cases = [Case(f"{d} r={r}", kinds.get(d, "none") if hasattr(kinds, "get") else "none", c[0], c[0] - Z95 * c[1],
+    cases = [Case(f"{d} r={r}", data_kind(kinds.get(d, "none")) if hasattr(kinds, "get") else "none", c[0], c[0] - Z95 * c[1],
                   c[0] + Z95 * c[1], *(one_sided_p(c[0], c[1]) if enough else (1.0, 1.0))) for d, r, c in diffs]
     out.append(decided(PAPER, "zhou-ablation-rank", "Rank r = 1 is consistently better than r = 2 and r = 5",
                        reps_note + "; one case per (dataset, r): r = 1 minus r, one-sided normal tests",
@@ -993,7 +990,7 @@ def batch_time_claim(abl: pd.DataFrame, names: list[str]) -> Claim:
     for d in names:
         ratio, boot = _time_ratio_draws(runs[runs.dataset == d])
         k = int((runs.dataset == d).sum() // 2)
-        kind = _kind(kinds.get(d, "none"))
+        kind = data_kind(kinds.get(d, "none"))
         if not np.isfinite(ratio):
             texts.append(f"{d}: no timing run refitted after every batch")
             continue
