@@ -8,7 +8,7 @@ CORES  ?= all
 # opening and saving an untouched source notebook leaves git clean (issue 69; tests/test_jupyterlab.py)
 NB_EXTRA_KEYS := metadata.language_info.codemirror_mode metadata.language_info.file_extension metadata.language_info.mimetype metadata.language_info.nbconvert_exporter metadata.language_info.pygments_lexer metadata.language_info.version
 
-.PHONY: setup lab reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks
+.PHONY: setup lab reproduce report check-reproduction test test-fast test-slurm lint package benchmark strip-notebooks verify-tables
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)" || { echo "error: $(PYTHON) must be Python >= 3.11; run e.g. make PYTHON=python3.11"; exit 1; }
@@ -92,6 +92,14 @@ package: setup
 lint: setup
 	$(VENV)/bin/ruff check paperlib tests benchmarks
 	$(VENV)/bin/lint-imports
+
+# every committed per-run table against today's code: run 0 of every method rerun alone (keyed streams make it the
+# committed run) and compared, a line per table with the commit, machine and streams that made it (issue 74, item 3;
+# needs $PAPERLIB_DATA; `make verify-tables VERIFY=race` for one family, VERIFY_PROFILE=quick for another profile)
+VERIFY_PROFILE ?= paper
+VERIFY ?=
+verify-tables: setup
+	$(PY) -m paperlib verify $(VERIFY) --profile $(VERIFY_PROFILE)
 
 benchmark: setup
 	$(PY) benchmarks/bench_zhou.py

@@ -706,6 +706,13 @@ def cmd_rerun(args) -> int:
     return 0 if same else 1
 
 
+def cmd_verify(args) -> int:
+    """Every committed per-run table against today's code (:mod:`paperlib.pipeline.verify`)."""
+    from .pipeline import verify as V
+
+    return V.run(args)
+
+
 def _rerun_parser(sub) -> None:
     p = sub.add_parser("rerun", help="rerun one run of a published PULSE pool alone and print its trace",
                        description="Rerun run RUN of METHOD on a PULSE pool exactly as its block ran it (every random "
@@ -733,6 +740,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     _judge_parser(sub)
     _search_parser(sub)
     _rerun_parser(sub)
+    from .pipeline import verify as V
+
+    V.add_arguments(sub.add_parser("verify", help="rerun run 0 of every committed table and compare (make verify-tables)",
+                                   description=V.DESCRIPTION))
     sub.add_parser("methods", help="list every method with its capabilities and parameters (for --param KEY=VALUE)")
     sub.add_parser("datasets", help="list registered datasets and whether they are available here")
     d = sub.add_parser("data", help="get datasets: `data fetch NAME...|--all`")
@@ -782,7 +793,7 @@ def main(argv=None, prog: str | None = None) -> int:
         args = build_parser(prog).parse_args(argv)
         handler = {"simulate": cmd_simulate, "judge": cmd_judge, "search": cmd_search, "methods": cmd_methods,
                    "datasets": cmd_datasets, "data": cmd_data, "ledger": cmd_ledger,
-                   "rerun": cmd_rerun}[args.command]
+                   "rerun": cmd_rerun, "verify": cmd_verify}[args.command]
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

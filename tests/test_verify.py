@@ -1,0 +1,62 @@
+"""`paperlib verify` (issue 74, item 3): run 0 of every method of a committed per-run table, rerun alone with today's
+code, is the committed run; a table today's code does not make is named DIFFERENT, one that cannot be compared says
+why."""
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from paperlib.paths import ROOT
+from paperlib.pipeline import verify as V
+from paperlib.pipeline.config import load_config, paper_config
+
+RACE = ROOT / "results" / "paper" / "race"
+
+
+def race_cfg():
+    return {**paper_config(load_config("paper"), "race"), "profile": "paper"}
+
+
+def test_compare_names_what_differs():
+    a = pd.DataFrame({"budget": [10, 20], "pick": [1, 2], "correct": [0, 1], "wce": [0.5, 0.25]})
+    assert V._compare("m", a, a.copy(), ["budget"], ["pick", "correct"], ["wce"]) is None
+    assert V._compare("m", a, a[::-1].copy(), ["budget"], ["pick"]) is None  # row order does not matter
+    b = a.assign(pick=[1, 3])
+    assert V._compare("m", a, b, ["budget"], ["pick", "correct"]) == "m: pick differs at 1 of 2 rows"
+    assert V._compare("m", a, a.head(1), ["budget"], ["pick"]) == "m: 2 rows today, 1 committed"
+    assert V._compare("m", a, a.assign(wce=[0.5, 0.25 * (1 + 1e-14)]), ["budget"], [], ["wce"]) is None  # CSV text
+    assert "wce differs" in V._compare("m", a, a.assign(wce=[0.5, 0.26]), ["budget"], [], ["wce"])
+
+
+def test_a_table_that_cannot_be_compared_says_why(tmp_path, data_dir):
+    """A race matrix without blocks (a table of accuracies) and a block without keyed streams are not compared, each
+    with its reason and the commit that made it; nothing is rerun for them."""
+    (tmp_path / "race" / "blocks").mkdir(parents=True)
+    shutil.copy(RACE / "livecodebench_gen_45.csv", tmp_path / "race" / "alpacaeval2.csv")
+    old = pd.read_csv(RACE / "blocks" / "livecodebench_gen_45.b0.csv.gz").drop(columns="streams")
+    old.to_csv(tmp_path / "race" / "blocks" / "livecodebench_gen_45.b0.csv.gz", index=False)
+    lines = []
+    checks = V.verify_race(race_cfg(), tmp_path, names=["alpacaeval2", "livecodebench_gen_45"], log=lines.append)
+    assert [c.status for c in checks] == [V.NOT_COMPARED, V.NOT_COMPARED]
+    assert "no per-run blocks" in lines[0] and "no keyed streams" in lines[1]
+    assert "not committed here" in lines[1] and "no streams recorded" in lines[1]
+    with pytest.raises(ValueError, match="unknown table families"):
+        V.verify("paper", ["zhou"])
+
+
+@pytest.mark.slow
+def test_a_committed_race_block_is_reproduced_and_a_changed_one_is_seen(tmp_path, data_dir):
+    """livecodebench_gen_45's block b0 (committed, keyed streams): run 0 of its 10 methods rerun alone is the
+    committed run; the same block with one pick changed is DIFFERENT, naming the method."""
+    lines = []
+    (c,) = V.verify_race(race_cfg(), RACE.parent, names=["livecodebench_gen_45"], log=lines.append)
+    assert c.status == V.SAME and c.methods == 10, c.line()
+    assert "commit " in c.made_by and "streams keyed-splitmix64-v1" in c.made_by
+    t = pd.read_csv(RACE / "blocks" / "livecodebench_gen_45.b0.csv.gz")
+    i = t.index[(t.method == "sysrs") & (t.run == 0)][3]
+    t.loc[i, "pick"] = (t.loc[i, "pick"] + 1) % int(t.n.iloc[0])
+    (tmp_path / "race" / "blocks").mkdir(parents=True)
+    t.to_csv(tmp_path / "race" / "blocks" / "livecodebench_gen_45.b0.csv.gz", index=False)
+    (c,) = V.verify_race(race_cfg(), tmp_path, names=["livecodebench_gen_45"], log=lines.append)
+    assert c.status == V.DIFFERENT and c.differ == ["sysrs: pick differs at 1 of 30 rows"], c.line()
