@@ -83,6 +83,20 @@ def _keyed(table: pd.DataFrame) -> bool:
     return "streams" in table and table.streams.fillna("").astype(str).str.len().gt(0).all()
 
 
+def _first_block(block: Path, table: Path, no_blocks: str):
+    """(the check of one matrix or pool, its committed block b0): without the block, a check of its summary ``table``
+    not compared (``no_blocks`` says why; None where neither is here); a block without keyed streams, not compared."""
+    import pandas as pd
+
+    if not block.is_file():
+        return (Check(_shown(table), made_by(table), skipped=no_blocks) if table.is_file() else None), None
+    committed = pd.read_csv(block)
+    c = Check(_shown(block), made_by(block, committed))
+    if not _keyed(committed):
+        c.skipped = "no keyed streams: its runs cannot be rerun alone"
+    return c, committed
+
+
 def _compare(name: str, ours: pd.DataFrame, theirs: pd.DataFrame, keys, exact, close=()) -> str | None:
     """What differs between today's rows and the committed ones of one method's run 0 (None: nothing)."""
     import numpy as np
@@ -105,25 +119,16 @@ def verify_race(cfg: dict, results: Path, names=None, log=print) -> list[Check]:
     """Each matrix of the race: run 0 of every method (its block b0) rerun alone through
     :func:`paperlib.beyond.race.experiments.dataset_block` with blocks of one run; a matrix with no blocks is not
     compared (its table predates them)."""
-    import pandas as pd
-
     from ..beyond.race import experiments as E
 
     out = []
     for name in names or cfg["datasets"]:
-        path = Path(results) / "race" / "blocks" / f"{name}.b0.csv.gz"
-        if not path.is_file():
-            acc = Path(results) / "race" / f"{name}.csv"
-            if acc.is_file():
-                out.append(Check(_shown(acc), made_by(acc), skipped="no per-run blocks: a table of accuracies made "
-                                                                   "before the race ran in keyed blocks"))
-                log(out[-1].line())
+        c, committed = _first_block(Path(results) / "race" / "blocks" / f"{name}.b0.csv.gz",
+                                    Path(results) / "race" / f"{name}.csv",
+                                    "no per-run blocks: a table of accuracies made before the race ran in keyed blocks")
+        if c is None:
             continue
-        committed = pd.read_csv(path)
-        c = Check(_shown(path), made_by(path, committed))
-        if not _keyed(committed):
-            c.skipped = "no keyed streams: its runs cannot be rerun alone"
-        else:
+        if not c.skipped:
             ours = E.dataset_block({**cfg, "rep_block": 1}, name, 0)
             first = committed[committed.run == 0]
             c.methods = len(set(first.method))
@@ -162,25 +167,16 @@ def verify_robin(cfg: dict, results: Path, names=None, log=print) -> list[Check]
 def verify_pulse(cfg: dict, results: Path, names=None, log=print, device=None) -> list[Check]:
     """Each PULSE pool: run 0 of every method (fit 0, block b0) rerun alone (:func:`paperlib.papers.pulse.experiments
     .rerun`, Step 1 from the cache ``paperlib rerun`` fills)."""
-    import pandas as pd
-
     from ..papers.pulse import experiments as E
 
     out = []
     blocks = Path(results) / "pulse" / "blocks"
     for pool in names or E.pool_names(cfg):
-        path = blocks / f"{pool}.b0.csv.gz"
-        if not path.is_file():
-            table = Path(results) / "pulse" / "pools" / f"{pool}.csv"
-            if table.is_file():
-                out.append(Check(_shown(table), made_by(table), skipped="no per-run blocks"))
-                log(out[-1].line())
+        c, committed = _first_block(blocks / f"{pool}.b0.csv.gz", Path(results) / "pulse" / "pools" / f"{pool}.csv",
+                                    "no per-run blocks")
+        if c is None:
             continue
-        committed = pd.read_csv(path)
-        c = Check(_shown(path), made_by(path, committed))
-        if not _keyed(committed):
-            c.skipped = "no keyed streams: its runs cannot be rerun alone"
-        else:
+        if not c.skipped:
             fit = E.cached_fit(cfg, pool, paths.cache_dir() / "fits" / cfg.get("profile", "paper"), device=device)
             methods = [m for m in cfg["methods"] if m in set(committed.method)]
             c.methods = len(methods)
