@@ -458,7 +458,7 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "yet excludes our own error, and each row names what would (the open question; in full in its chapter):",
         "",
         not_holding(ctx.claims, href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}.md#claim-{c.claim}",
-                    verdicts=("not reproduced",), full=False) or "* none",
+                    verdicts=("not reproduced",), full=False, short=100) or "* none",
         "",
         "A verdict says what the evidence shows under a fixed rule ([how verdicts are decided](methods.md#verdicts)); "
         "a row that says a paper's statement fails names in its evidence what excludes our own error. "

@@ -119,17 +119,19 @@ def _title(c: Claim) -> str:
 
 def not_holding(claims: list[Claim], href=lambda c: f"#claim-{c.claim}",
                 verdicts=("fails", "not reproduced", "partly", "inconclusive"), full: bool = True,
-                papers_only: bool = True) -> str:
+                papers_only: bool = True, short: int = 200) -> str:
     """A list of the papers' own rows with these verdicts (fails first), each linked to its card, with what was
     measured in short: the first thing a reviewer looks for. A ``not reproduced`` row's reason and open question are
     given in full (with ``full``; they are the point), its numbers in short. ``papers_only`` False: every row given
-    (the Beyond chapter's, all paperlib's: issue 73 found it saying "every statement of ours holds" above 9 fails)."""
+    (the Beyond chapter's, all paperlib's: issue 73 found it saying "every statement of ours holds" above 9 fails).
+    ``short``: the characters of a measurement shown (the landing page keeps its list to about two printed lines a row;
+    the whole row is one link away)."""
     order = {v: i for i, v in enumerate(verdicts)}
     rows = sorted((c for c in claims if (c.paper in PAPER_KEYS or not papers_only) and c.verdict in order),
                   key=lambda c: order[c.verdict])
     return "\n".join(f"* {verdict_span(c.verdict)} [{md_escape(_title(c))}]({href(c)}): "
                      + md_escape(_with_reason(c.measured) if full and c.verdict == "not reproduced"
-                                 else shorten(c.measured, 200))
+                                 else shorten(c.measured, short))
                      for c in rows)
 
 
