@@ -107,6 +107,12 @@ def label_run(note: str | None) -> None:
     _run_note = note
 
 
+def run_noted(title: str) -> str:
+    """``title`` with what the run is when it is not the paper run (:func:`label_run`), for the figures that write
+    their own title (a job's one-dataset or one-cell figure): ``<title> [smoke size, not the paper run]``."""
+    return f"{title} [{_run_note}]" if _run_note else title
+
+
 def reproduction_title(fig, paper: str, figure: str, what: str, kinds, reps: int | dict | None = None,
                        page: tuple[int, int] | None = None) -> None:
     """The figure's title: ``<paper>, <figure> (reproduction): <what>`` then the data kind(s), the repetitions

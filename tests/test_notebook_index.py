@@ -226,3 +226,38 @@ def test_a_long_cell_shows_its_progress_in_a_notebook_run_by_hand(tmp_path):
     assert "runs: 100%" in shown and "3/3" in shown, nb.cells[0].outputs
     assert not [o for o in nb.cells[1].outputs if o.get("name") == "stderr"]
     assert "logged: 100%" in (tmp_path / "progress.log").read_text()
+
+
+def test_a_jobs_own_figure_title_says_a_smoke_run():
+    """Issue 75, item 5: the figures that write their own title (a job's one-dataset, one-pool or one-cell figure)
+    say what the run is, as :func:`paperlib.figures.reproduction_title` does: Zhou's Figure 3 column of a smoke run
+    said only "synth_tiny (synthetic data, 10 x 200)". Checked on one such figure and, for the rest, in their source:
+    every title a plotting module writes from the paper's name goes through ``run_noted``."""
+    import re
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from paperlib import figures
+    from paperlib.papers.zhou.plots import figure3_dataset
+
+    table = pd.DataFrame({"metric": ["top1 gap eps=0.01"] * 2, "method": ["ucbe"] * 2, "budget_frac": [0.05, 0.1],
+                          "value": [0.5, 1.0], "se": [0.1, 0.0]})
+    try:
+        figures.label_run("smoke size, not the paper run")
+        fig = figure3_dataset(table, "synth_tiny", "synthetic", (10, 200))
+        assert fig._suptitle.get_text().endswith("(synthetic data, 10 x 200) [smoke size, not the paper run]")
+        plt.close(fig)
+        figures.label_run(None)
+        fig = figure3_dataset(table, "synth_tiny", "synthetic", (10, 200))
+        assert "paper run" not in fig._suptitle.get_text()
+        plt.close(fig)
+    finally:
+        figures.label_run(None)
+    root = Path(__file__).resolve().parents[1] / "paperlib"
+    bare = []
+    for path in [*root.glob("papers/*/plots.py"), *root.glob("beyond/*/plots.py")]:
+        for m in re.finditer(r"(?:suptitle|set_title)\((?!run_noted\()f\"\{(?:PAPER|title)\}", path.read_text()):
+            bare.append(f"{path.relative_to(root)}: {m.group(0)}")
+    assert not bare, f"titles that would not say a smoke run: {bare}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import kind_tag, method_style
+from ...figures import kind_tag, method_style, run_noted
 from ...policies import label
 
 #: below this many runs a method's exact 95% band is wider than +-0.1 and would hide the other curves: drawn as its
@@ -52,7 +52,7 @@ def race_figure(acc: pd.DataFrame, title: str, of: str = "the matrix"):
     thin = [label(k) for k, v in reps.items() if v < BAND_MIN_RUNS]
     edges = f"; bands of {', '.join(thin)} drawn as dotted edges (fewer than {BAND_MIN_RUNS} runs)" if thin else ""
     kinds = " + ".join(kind_tag(k) for k in sorted(set(acc.kind)))
-    fig.suptitle(f"{title}, exact 95% bands (not a paper figure; {kinds}){edges}\nruns per point: {runs}", fontsize=9)
+    fig.suptitle(run_noted(f"{title}, exact 95% bands (not a paper figure; {kinds}){edges}\nruns per point: {runs}"), fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from ...figures import kind_tag, method_style, reproduction_title
+from ...figures import kind_tag, method_style, reproduction_title, run_noted
 
 PAPER = "Tolochinsky et al. 2026"
 
@@ -153,8 +153,8 @@ def coverage(summary: pd.DataFrame, ratios: pd.DataFrame):
     axes[1].set_ylabel("|mu_hat - mu| / radius\n(informative cells)")
     runs = summary.runs.unique() if "runs" in summary else []
     said = f", {runs[0]} runs per pool and kind" if len(runs) == 1 else ""
-    fig.suptitle(f"{PAPER}, Theorem 1 inside the running bandit{said}\n(synthetic / semi-synthetic / real "
-                 "pools; our check, no paper figure)", fontsize=9)
+    fig.suptitle(run_noted(f"{PAPER}, Theorem 1 inside the running bandit{said}\n(synthetic / semi-synthetic / real "
+                 "pools; our check, no paper figure)"), fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     return fig
 
@@ -173,7 +173,7 @@ def coverage_pool(summary: pd.DataFrame, ratios: pd.DataFrame, pool: str):
     axes[1].bxp([dict(r, label=r["kind"]) for r in ratios.to_dict("records")], showfliers=False)
     axes[1].axhline(1, color="#D55E00", ls="--")
     axes[1].set_ylabel("|mu_hat - mu| / radius (informative cells)")
-    fig.suptitle(f"{PAPER}, Theorem 1 inside the bandit: {pool} ({kind_tag(summary.data.iloc[0])})", fontsize=9)
+    fig.suptitle(run_noted(f"{PAPER}, Theorem 1 inside the bandit: {pool} ({kind_tag(summary.data.iloc[0])})"), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -191,7 +191,7 @@ def cross_validation_pool(cv: pd.DataFrame, pool: str):
     _cv_panel(ax, cv)
     ax.set_xlabel("rank")
     ax.set_ylabel("5-fold CV BCE")
-    ax.set_title(f"{PAPER}, Step 1 (App. C.1): {pool} ({kind_tag(cv.kind.iloc[0])})", fontsize=8)
+    ax.set_title(run_noted(f"{PAPER}, Step 1 (App. C.1): {pool} ({kind_tag(cv.kind.iloc[0])})"), fontsize=8)
     ax.legend(fontsize=6)
     fig.tight_layout()
     return fig
@@ -206,7 +206,7 @@ def cross_validation(cv: pd.DataFrame):
         ax.set_xlabel("rank")
         ax.set_ylabel("5-fold CV BCE")
         ax.legend(fontsize=6)
-    fig.suptitle(f"{PAPER}, Step 1 (App. C.1): cross-validated rank and lambda", fontsize=9)
+    fig.suptitle(run_noted(f"{PAPER}, Step 1 (App. C.1): cross-validated rank and lambda"), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -220,7 +220,7 @@ def pool_accuracy(runs: pd.DataFrame, pool: str, kind: str):
         ax.fill_between(h.bandit_calls, h.accuracy - h.se, h.accuracy + h.se, alpha=0.2)
     ax.set_xlabel("bandit calls")
     ax.set_ylabel("Accuracy@t (best model found)")
-    ax.set_title(f"{PAPER}, Figure 2 (one pool): {pool} ({kind_tag(kind)})")
+    ax.set_title(run_noted(f"{PAPER}, Figure 2 (one pool): {pool} ({kind_tag(kind)})"))
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -236,7 +236,7 @@ def theorem1_tail(t1: list[dict]):
     ax.set_yscale("log")
     ax.set_xlabel("eps")
     ax.set_ylabel("P(|mu_hat - mu| >= eps)")
-    ax.set_title(f"{PAPER}, Theorem 1 (synthetic): measured tail vs bound", fontsize=9)
+    ax.set_title(run_noted(f"{PAPER}, Theorem 1 (synthetic): measured tail vs bound"), fontsize=9)
     ax.legend(fontsize=6)
     fig.tight_layout()
     return fig

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from ...figures import kind_tag, panel_pages, reproduction_title
+from ...figures import kind_tag, panel_pages, reproduction_title, run_noted
 from ...policies import label
 from . import experiments as E
 
@@ -160,7 +160,7 @@ def theory(l2rows: pd.DataFrame, t3: list[dict]):
     ax.set_ylabel("P(WCE > bound)")
     ax.set_title("Theorem 3 (synthetic judges, 95% CP intervals)", fontsize=8)
     ax.legend(fontsize=7)
-    fig.suptitle(f"{PAPER}, Lemma 2 and Theorem 3 checkers", fontsize=9)
+    fig.suptitle(run_noted(f"{PAPER}, Lemma 2 and Theorem 3 checkers"), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -187,7 +187,7 @@ def cell_curve(curve: pd.DataFrame, cell: str, kind: str, K: int):
         ax.plot(curve.index, curve[lab], marker=".", label=lab)
     ax.set_xlabel("judge queries")
     ax.set_ylabel("mean WCE (max error over items)")
-    ax.set_title(f"{PAPER}, Figures 3-5/8 (one cell): {cell} ({cell_tag(cell, kind)}, K={K})")
+    ax.set_title(run_noted(f"{PAPER}, Figures 3-5/8 (one cell): {cell} ({cell_tag(cell, kind)}, K={K})"))
     ax.legend(fontsize=6)
     fig.tight_layout()
     return fig

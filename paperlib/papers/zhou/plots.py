@@ -14,6 +14,7 @@ from ...figures import (
     method_style,
     panel_pages,
     reproduction_title,
+    run_noted,
 )
 from ...policies import label
 
@@ -142,7 +143,7 @@ def method_means(t2: pd.DataFrame, means: dict):
         ax.yaxis.set_major_locator(MaxNLocator(3))
     for ax in list(axes.flat)[len(t2):]:
         ax.axis("off")
-    fig.suptitle(f"{PAPER}, Figure 5 (reproduction): histogram of method mean scores\n(data kind in brackets)",
+    fig.suptitle(run_noted(f"{PAPER}, Figure 5 (reproduction): histogram of method mean scores\n(data kind in brackets)"),
                  fontsize=10)
     fig.tight_layout()
     return fig
@@ -175,8 +176,8 @@ def singular_values(spectra: dict, kinds: dict, ncol: int = 5):
             axes.flat[k].set_xlabel("index")
     for ax in axes[:, 0]:
         ax.set_ylabel("s.v. / largest")
-    fig.suptitle(f"{PAPER}, Figure 6 (reproduction): singular value spectra, one panel per stand-in matrix\n"
-                 "(colour: real blue, semi-synthetic orange, synthetic green; grey: the other matrices)")
+    fig.suptitle(run_noted(f"{PAPER}, Figure 6 (reproduction): singular value spectra, one panel per stand-in matrix\n"
+                 "(colour: real blue, semi-synthetic orange, synthetic green; grey: the other matrices)"))
     fig.tight_layout()
     return fig
 
@@ -206,25 +207,33 @@ def cost(cost: pd.DataFrame, reach: pd.DataFrame):
         ax.set_title(f"{ds} [{kind}]\nper-call cost model, full = paper's {g.unit.iloc[0]}", fontsize=8)
         ax.set_ylabel(g.unit.iloc[0])
         ax.tick_params(labelsize=7)
-    fig.suptitle(f"{PAPER}, Figure 1 (reproduction): cost to find the best method; data kind in brackets", fontsize=10)
+    fig.suptitle(run_noted(f"{PAPER}, Figure 1 (reproduction): cost to find the best method; data kind in brackets"), fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def figure3_dataset(table: pd.DataFrame, dataset: str, kind: str, shape: tuple[int, int]):
-    """Figure 3, one column: every metric against the budget for the six algorithms on one dataset."""
+    """Figure 3, one column: every metric against the budget for the six algorithms on one dataset. The budget axis
+    is named once under the row of panels and the legend sits under them (issue 75, item 7: five copies of the axis
+    label overlapped and the legend covered the NDCG panel)."""
     metrics = list(dict.fromkeys(table.metric))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3), sharey=True)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(2.6 * len(metrics), 3.1), sharey=True, squeeze=False,
+                             layout="constrained")
+    axes = axes[0]
     for ax, metric in zip(axes, metrics, strict=True):
         for method, g in table[table.metric == metric].groupby("method", sort=False):
-            ax.plot(100 * g.budget_frac, g.value, marker="o", ms=3, label=label(method))
-            ax.fill_between(100 * g.budget_frac, g.value - g.se.fillna(0), g.value + g.se.fillna(0), alpha=0.15)
-        ax.set_title(metric, fontsize=9)
-        budget_axis(ax)
+            look = method_style(label(method))
+            ax.plot(100 * g.budget_frac, g.value, ms=3, label=label(method), **look)
+            ax.fill_between(100 * g.budget_frac, g.value - g.se.fillna(0), g.value + g.se.fillna(0), alpha=0.15,
+                            color=look["color"])
+        ax.set_title(metric.replace(" alpha", "\nalpha").replace(" eps", "\neps"), fontsize=9)
+        budget_axis(ax, label="")
     axes[0].set_ylabel("mean over repetitions")
-    axes[-1].legend(fontsize=7)
-    fig.suptitle(f"{PAPER}, Figure 3 (one column): {dataset} ({kind_tag(kind)}, {shape[0]} x {shape[1]})", fontsize=10)
-    fig.tight_layout()
+    axes[len(axes) // 2].set_xlabel("% of the matrix evaluated (log scale)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle(run_noted(f"{PAPER}, Figure 3 (one column): {dataset} ({kind_tag(kind)}, {shape[0]} x {shape[1]})"),
+                 fontsize=10)
     return fig
 
 
@@ -239,7 +248,7 @@ def ablations_dataset(abl: pd.DataFrame, dataset: str, kind: str, metric: str):
         ax.legend(fontsize=6)
         ax.set_xlabel("% evaluated", fontsize=8)
     axes[0].set_ylabel(metric, fontsize=8)
-    fig.suptitle(f"{PAPER}, Figure 4 (one dataset): {dataset} ({kind_tag(kind)})", fontsize=9)
+    fig.suptitle(run_noted(f"{PAPER}, Figure 4 (one dataset): {dataset} ({kind_tag(kind)})"), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -258,7 +267,7 @@ def batch_timing_dataset(timing: pd.DataFrame, dataset: str, kind: str):
     ax.legend(fontsize=7)
     means = wall.groupby(level="setting").mean()
     ratio = means.get("2", np.nan) / means.get("32", np.nan)
-    fig.suptitle(f"{PAPER}, Sec. 4.5 (one dataset): {dataset} ({kind_tag(kind)}), b = 2 / b = 32: {ratio:.1f}x",
+    fig.suptitle(run_noted(f"{PAPER}, Sec. 4.5 (one dataset): {dataset} ({kind_tag(kind)}), b = 2 / b = 32: {ratio:.1f}x"),
                  fontsize=9)
     fig.tight_layout()
     return fig
