@@ -495,3 +495,38 @@ def test_a_pool_of_its_own_grid_keeps_the_others_on_the_common_one():
     cfg = {"batch_size": 4, "t0": 1, "bandit_fracs": [0.1, 0.5], "bandit_fracs_by_pool": {"a-gap0.01": [0.05, 0.1]}}
     assert budgets(cfg, 10, 100, "a-gap0.01") == (40, [40 + 50, 40 + 100])
     assert budgets(cfg, 10, 100, "b-full") == budgets(cfg, 10, 100) == (40, [40 + 100, 40 + 500])
+
+
+def test_a_rerun_from_nothing_charges_every_job_of_the_dag():
+    """Issue 74, item 4: the cost of ``make reproduce`` from nothing counts the DAG's jobs, not only the measured
+    ones: a rule's unmeasured jobs at its measured jobs' mean, a rule with none measured at its recorded estimate,
+    and a rule with neither left out and named (the total is then "at least"). Expected values by hand."""
+    import pandas as pd
+
+    from paperlib.pipeline.costs import parse_job_stats, rerun_cost, rerun_wall_bounds
+
+    stats = "Building DAG of jobs...\nJob stats:\njob      count\n-----  -------\na          4\nb 1\nclaims 1\ntotal 6\n\nx 3\n"
+    assert parse_job_stats(stats) == {"a": 4, "b": 1}  # the bookkeeping rule left out, the table ends at total
+    assert parse_job_stats("nothing to be done") == {}
+    jobs = pd.DataFrame({"rule": ["a", "a"], "job": ["a1", "a2"], "wall_s": [3600.0, 7200.0],
+                         "cpu_s": [1800.0, 5400.0], "max_rss_mb": [1.0, 1.0]})
+    cost = rerun_cost(jobs, {"a": 4, "b": 1, "c": 2}, {"b": {"cpu_h": 0.5, "longest_min": 30, "source": "timed"}})
+    a, b, c = (cost[cost.rule == r].iloc[0] for r in "abc")
+    assert (a.jobs, a.measured, a.cpu_h, a.wall_h, a.longest_min) == (4, 2, 4.0, 6.0, 120.0)  # 0.5 + 1.5 + 2 x 1.0
+    assert a.basis == "2 measured, 2 at their mean"
+    assert (b.cpu_h, b.longest_min) == (0.5, 30.0) and b.basis == "estimate: timed"
+    assert c.cpu_h != c.cpu_h and c.basis == "not measured, no estimate"
+    # 2 cores: work 6.5 h -> at least 3.25 h, at most 3.25 + (2 + 0.5) h; c has no number and is left out
+    assert rerun_wall_bounds(cost, 2) == (3.25, 5.75)
+
+
+@pytest.mark.slow
+def test_the_committed_dag_job_counts_are_the_dags():
+    """``results/<profile>/benchmarks/dag_jobs.csv`` (the from-nothing cost's job counts) is what Snakemake's dry run
+    of the profile makes today: a rule added or a dataset dropped moves it."""
+    from paperlib.pipeline.costs import dag_jobs, read_dag_jobs
+
+    if not os.environ.get("PAPERLIB_DATA"):
+        pytest.skip("the paper DAG needs $PAPERLIB_DATA")
+    for profile in ("paper", "quick"):
+        assert dag_jobs(ROOT, profile) == read_dag_jobs(ROOT / "results" / profile / "benchmarks"), profile

@@ -53,7 +53,14 @@ def ledger_values(claims: pd.DataFrame, prefix: str) -> dict[str, str]:
 def cost_values(benchmarks: Path, prefix: str) -> dict[str, str]:
     """What the profile's measured jobs cost (:mod:`paperlib.pipeline.costs`): jobs, CPU hours, peak memory and the
     lower bound of their wall time on 2 and 16 cores."""
-    from .costs import read_benchmarks, wall_time_bounds
+    from .costs import (
+        read_benchmarks,
+        read_dag_jobs,
+        read_estimates,
+        rerun_cost,
+        rerun_wall_bounds,
+        wall_time_bounds,
+    )
 
     jobs = read_benchmarks(benchmarks)
     if jobs.empty:
@@ -63,6 +70,13 @@ def cost_values(benchmarks: Path, prefix: str) -> dict[str, str]:
     for c in (2, 16):
         lo, hi = wall_time_bounds(jobs, c)
         v[f"{prefix}_wall_h_{c}_cores"] = f"{lo:.1f} to {hi:.1f}"
+    dag = read_dag_jobs(benchmarks)
+    if dag:  # make reproduce from nothing (costs.rerun_cost): every job of the DAG
+        cost = rerun_cost(jobs, dag, read_estimates(benchmarks))
+        v[f"{prefix}_dag_jobs"] = str(int(cost.jobs.sum()))
+        v[f"{prefix}_rerun_cpu_hours"] = ("at least " if cost.cpu_h.isna().any() else "") + f"{cost.cpu_h.sum():.1f}"
+        lo, hi = rerun_wall_bounds(cost, 2)
+        v[f"{prefix}_rerun_wall_h_2_cores"] = f"{lo:.1f} to {hi:.1f}"
     return v
 
 
