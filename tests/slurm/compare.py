@@ -3,7 +3,8 @@ ledger (claims.csv) equal row by row. What measures time is left out, the only t
 run and a cluster run: columns such as wall_s, fit_s, s_per_run, and the ledger rows about run time (their claim ids
 say "time": zhou-ablation-batch-time, pulse-run-time-...), whose measurement and so whose verdict depend on the
 machine and its load (zhou-ablation-batch-time's smoke-size ratio of 7-12x crosses its rule's threshold under load);
-such a row must still be there, with the same statement.
+such a row must still be there, with the same statement; the same holds for their cases (figures/<p>/cases.csv,
+results/<p>/cases/, paper_vs_ours.csv: the case names must agree, the numbers may not).
 
     python tests/slurm/compare.py LOCAL_COPY CLUSTER_COPY
 """
@@ -39,10 +40,18 @@ def main(argv) -> int:
     for key in ta:
         x, y = pd.read_csv(ta[key]), pd.read_csv(tb[key])
         keep = [c for c in x.columns if not TIMING.search(str(c))]
-        if "claim" in x.columns and "measured" in x.columns and len(x) == len(y):
+        if "claim" in x.columns and len(x) == len(y):
+            # a row about run time (the ledger's, and its cases in cases.csv, results/<p>/cases/ and paper_vs_ours.csv):
+            # its claim id and its case names must agree, its numbers and verdict may not
             timed = x["claim"].astype(str).str.contains(TIMING_CLAIM)
-            for col in ("measured", "verdict"):
-                x.loc[timed, col] = y.loc[timed, col] = ""
+            if not (x.loc[timed, "claim"].reset_index(drop=True)).equals(y.loc[timed, "claim"].reset_index(drop=True)):
+                bad.append(key)
+                continue
+            for col in x.columns:
+                if col not in ("claim", "statement", "name", "case", "paper", "data", "kind"):
+                    x[col] = x[col].astype(object)
+                    y[col] = y[col].astype(object)
+                    x.loc[timed, col] = y.loc[timed, col] = ""
         if list(x.columns) != list(y.columns) or not x[keep].equals(y[keep]):
             bad.append(key)
     if bad:
