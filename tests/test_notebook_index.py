@@ -261,3 +261,27 @@ def test_a_jobs_own_figure_title_says_a_smoke_run():
         for m in re.finditer(r"(?:suptitle|set_title)\((?!run_noted\()f\"\{(?:PAPER|title)\}", path.read_text()):
             bare.append(f"{path.relative_to(root)}: {m.group(0)}")
     assert not bare, f"titles that would not say a smoke run: {bare}"
+
+
+def test_a_notebooks_verdicts_are_a_list_that_keeps_the_statement_readable(tmp_path):
+    """Issue 73, item 5: at 1280 px JupyterLab squeezed a three-column verdict table's statement into 92-187 px
+    beside the ids in code font; a list line per row cannot squeeze it. A long statement is cut at a word."""
+    import pandas as pd
+
+    from paperlib.pipeline.book_notebooks import verdict_table
+
+    long = "The best method is identified " + "with only a small share of the budget " * 8
+    ledger = tmp_path / "figures" / "paper" / "claims.csv"
+    ledger.parent.mkdir(parents=True)
+    pd.DataFrame({"claim": ["zhou-best-5-15pct", "zhou-other-row"], "verdict": ["partly", "holds"],
+                  "statement": [long, "A | short one"]}).to_csv(ledger, index=False)
+    nb = {"cells": [{"cell_type": "code", "outputs": [{"data": {"text/markdown":
+          "### What we measured\n- `zhou-best-5-15pct`: ...\n- `zhou-other-row`: ..."}}]}]}
+    lines = verdict_table(nb, ledger).splitlines()
+    rows = [x for x in lines if x.startswith("- ")]
+    assert not any(x.startswith("|") for x in lines)
+    assert rows[1] == "- **holds**: A | short one (`zhou-other-row`)"
+    first = rows[0]
+    assert first.startswith("- **partly**: The best method") and first.endswith(" … (`zhou-best-5-15pct`)")
+    cut = first.removeprefix("- **partly**: ").removesuffix(" … (`zhou-best-5-15pct`)")
+    assert long.startswith(cut) and long[len(cut)] == " " and len(cut) <= 200

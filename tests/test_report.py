@@ -90,6 +90,16 @@ def headings_ending_a_page(pdf_text: str, html: Path) -> list[str]:
     return ends
 
 
+def _word_height(pdf: Path, page: int) -> float:
+    """The median height of a page's words in points (pdftotext -bbox), a proxy for its text's font size."""
+    import numpy as np
+
+    html = subprocess.run(["pdftotext", "-bbox", "-f", str(page), "-l", str(page), str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    h = [float(b) - float(a) for a, b in re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)"', html)]
+    return float(np.median(h)) if h else 0.0
+
+
 def nearly_empty_pages(pdf: Path, work: Path, least: float = 0.2) -> list[str]:
     """Pages of the printed copy filled less than ``least`` of their height (issue 58, item 3: blank pages and pages
     holding a claim card's last lines, 2026-11-27): each page rendered at 20 dpi, its fill the share of the text area
@@ -370,6 +380,16 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     first = " ".join(text.split("\f")[0].split())
     prov = book.provenance()
     assert f"commit {prov['commit'].split()[0]}" in first and prov["date"] in first and "paper profile" in first
+    # issue 73, item 5: the printed contents say "Contents" once and list no page the PDF leaves out
+    assert first.count("Contents") == 1 and "The claim builders" not in first, first[:400]
+    # issue 73, item 5: the ledger index printed at 5.7 pt (its words 0.61 of the body text's height); now at least
+    # three quarters of the body text's size on every page of the index (measured 0.80, 2026-12-04)
+    ledger_pages = [i + 1 for i, page in enumerate(text.split("\f"))
+                    if len(re.findall(r"^(?:zhou|pulse|robin)-", page, re.M)) >= 10]
+    assert ledger_pages, "no page of the ledger index found"
+    body = _word_height(pdf, 2)
+    small = {p: round(_word_height(pdf, p) / body, 2) for p in ledger_pages if _word_height(pdf, p) < 0.75 * body}
+    assert not small, f"ledger index pages printed small (word height / body text's): {small}"
     assert "Show code cell" not in text and "PosixPath(" not in text and "SavedPath(" not in text
     # every table fits the printed page: one wider than its column is cut off on paper (zhou_table2's provenance,
     # robin_table2's last columns were, 2026-11-27); a wide table names the columns it shows in book.yaml

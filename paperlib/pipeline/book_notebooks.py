@@ -90,8 +90,8 @@ VERDICTS_TAG = "verdicts"
 
 
 def verdict_table(nb: dict, ledger) -> str | None:
-    """A one-line-per-row table of the verdicts of the rows an executed notebook wrote (the ids in its "What we
-    measured" output), as the ledger ``ledger`` grades them; None when it names none."""
+    """A one-line-per-row list of the verdicts (verdict, statement, row id) of the rows an executed notebook wrote
+    (the ids in its "What we measured" output), as the ledger ``ledger`` grades them; None when it names none."""
     import pandas as pd
 
     text = ""
@@ -109,10 +109,11 @@ def verdict_table(nb: dict, ledger) -> str | None:
     if not rows:
         return None
     lines = [f"**Verdicts.** This notebook's rows as the ledger grades them (`figures/{Path(ledger).parent.name}/claims.csv`); "
-             "the evidence and the rule of each are in \"What we measured\" at the end.", "",
-             "| row | verdict | statement |", "|---|---|---|"]
-    # cut at a word with an ellipsis (issue 75: 41 of 104 statements were cut mid-word)
-    lines += [f"| `{i}` | **{v}** | {shorten(str(st), 160).replace('|', chr(92) + '|')} |" for i, v, st in rows]
+             "the evidence and the rule of each are in \"What we measured\" at the end.", ""]
+    # a list, not a table: at 1280 px JupyterLab gave a three-column table's statement 92-187 px beside the long ids
+    # in code font (issue 73, item 5); statements cut at a word with an ellipsis (issue 75: 41 of 104 were cut
+    # mid-word)
+    lines += [f"- **{v}**: {shorten(str(st), 200)} (`{i}`)" for i, v, st in rows]
     return "\n".join(lines)
 
 

@@ -34,8 +34,15 @@ details.sd-dropdown>.sd-summary-content{display:block!important}
 .bd-main .bd-content .bd-article-container{max-width:100%!important}
 html{font-size:12.5px}
 #the-claim-builders,section[data-document^="notebooks/"],div.profile-config{display:none!important}
+/* the printed contents: one "Contents" heading (the toctree's caption doubled the theme's), and no entry for the
+claim builders' page, which the PDF does not print (its link was dead; issue 73, item 5; Chromium 156 printed the entry
+when it was hidden by li:has(>a), so its link and its sub-list are hidden) */
+#jb-print-toc nav>p.caption,#jb-print-toc a[href="#document-code"],#jb-print-toc a[href="#document-code"]+ul{
+display:none!important}
 .print-only{display:block!important}.screen-only{display:none!important}
-#the-ledger table{font-size:.72em}
+/* the ledger index at about 7.5 pt (at .72em it printed at 5.7 pt; issue 73, item 5), its cells' padding tight so that
+it still takes five pages */
+#the-ledger table{font-size:.94em;line-height:1.25}#the-ledger table td,#the-ledger table th{padding:.15em .35em!important}#the-ledger table td p{margin:0}
 #the-ledger table td:nth-child(4),#the-ledger table th:nth-child(4){display:none}
 .job-figure{display:none!important}
 .sd-dropdown .sd-summary-content img{width:49%!important;display:inline-block;vertical-align:top}
