@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 COLUMNS = ("claim", "paper", "case", "data", "paper_number", "ours", "lo", "hi", "paper_in_interval", "deviation",
@@ -45,3 +46,83 @@ def write(claims, path: str | Path) -> Path:
         for r in rows(claims):
             w.writerow({k: repr(float(v)) if isinstance(v, float) else v for k, v in r.items()})
     return path
+
+
+#: a number a statement states: a share, a factor, a count of calls or money (not a section, figure or equation)
+STATED = re.compile(r"(?<![\w.(/])(\d+(?:[.,]\d+)?(?:-\d+(?:\.\d+)?)?)\s*(?:%|x\b|times\b|USD\b|hours?\b|s\b|"
+                    r"[kK]\b(?=[- ]?(?:quer|call|exam|judg|prompt)))")
+
+
+def _fmt(x: float) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def summary(claims) -> list[dict]:
+    """One row per (ledger row, paper's number) of ``claims`` (:func:`rows` grouped: a row's cases may set different
+    quantities beside different numbers): the paper's number, how many cases, our estimates' median and range, in
+    how many of the cases with an interval the paper's number lies inside ours, the data kinds and the row's verdict."""
+    import statistics
+
+    out, by = [], {}
+    for r in rows(claims):
+        by.setdefault((r["claim"], r["paper_number"]), []).append(r)
+    for (claim, number), rs in by.items():
+        est = [r["ours"] for r in rs if not math.isnan(r["ours"])]
+        with_ci = [r for r in rs if r["paper_in_interval"]]
+        out.append(dict(claim=claim, paper=rs[0]["paper"], paper_number=number, cases=len(rs),
+                        median=statistics.median(est) if est else math.nan,
+                        low=min(est) if est else math.nan, high=max(est) if est else math.nan,
+                        inside=sum(r["paper_in_interval"] == "yes" for r in with_ci), with_interval=len(with_ci),
+                        data=sorted({r["data"] for r in rs}), verdict=rs[0]["verdict"]))
+    return out
+
+
+def unmatched(claims, papers) -> list:
+    """The rows of ``papers`` whose statement states a number (:data:`STATED`) that none of their cases sets beside
+    a measurement (no case carries a paper's number): what the table does not yet cover, said rather than hidden."""
+    have = {r["claim"] for r in rows(claims)}
+    return [c for c in claims if c.paper in papers and c.claim not in have and STATED.search(c.statement)]
+
+
+def markdown(claims, papers, href=None, *, compact: bool = False, screen_only: bool = False) -> list[str]:
+    """The summary table of the rows of ``papers`` (markdown lines; empty when none has a paper's number), then the
+    rows that state a number no case sets beside ours. ``href(claim)``: where a row's id links to. ``compact``: the
+    table alone, its row ids as plain links that wrap (the landing page, printed); ``screen_only``: the table in the
+    HTML report only (a chapter's: the printed copy has the landing page's)."""
+    href = href or (lambda c: None)
+    mine = [c for c in claims if c.paper in papers]
+    s = summary(mine)
+    miss = [] if compact else unmatched(mine, papers)
+    if not s and not miss:
+        return []
+    ids = {c.claim: c for c in mine}
+    out = []
+    if s:
+        head = ("| row | the paper's number | ours: median (range) | the paper's number inside our 95% interval | "
+                "verdict |", "|---|---|---|---|---|") if compact else (
+                "| row | the paper's number | cases | ours: median (range) | the paper's number inside our 95% "
+                "interval | data | verdict |", "|---|---|---|---|---|---|---|")
+        out += ['<div class="screen-only">', ""] if screen_only else []
+        out += list(head)
+        for r in s:
+            link = href(ids[r["claim"]])
+            shown = r["claim"] if compact else f"`{r['claim']}`"
+            name = f"[{shown}]({link})" if link else shown
+            inside = (f"{r['inside']} of {r['with_interval']} cases" if r["with_interval"]
+                      else f"{r['cases']} case{'s' * (r['cases'] != 1)}, no interval")
+            ours = (f"{_fmt(r['median'])} ({_fmt(r['low'])} to {_fmt(r['high'])})" if not math.isnan(r["median"])
+                    else f"an exact check: {r['verdict']}")
+            if compact:
+                out.append(f"| {name} | {_fmt(r['paper_number'])} | {ours} | {inside} | {r['verdict']} |")
+            else:
+                out.append(f"| {name} | {_fmt(r['paper_number'])} | {r['cases']} | {ours} | {inside} | "
+                           f"{', '.join(r['data'])} | {r['verdict']} |")
+        out += ["", "</div>"] if screen_only else []
+        out.append("")
+    if miss:
+        out.append("Rows that state a number no case of theirs sets beside a measured one (their cases measure "
+                   "something else: a share of runs, a test against the number; see each row): "
+                   + ", ".join(f"`{c.claim}`" for c in miss) + ".")
+    return out

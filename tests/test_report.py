@@ -374,7 +374,9 @@ def test_committed_paper_report_in_chromium_and_pdf(tmp_path):
     # 2026-12-03 (issue 73): the landing page's theory/empirical split and stand-in note, the methods page's bandit
     # references and five more works in the bibliography took the measured PDF from at most 115 to 119 pages; the
     # budget follows what the report now says (a layout aim, not a check of a result: every number is tested elsewhere)
-    assert pages <= 120, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 115)"
+    # 2026-12-04 (issue 73, items 4-5): the papers' numbers beside ours on the landing page and the ledger index at a
+    # readable 7.5 pt (was 5.7): 121 pages measured
+    assert pages <= 122, f"the PDF has {pages} pages (each notebook is shown once, on the site; aim: about 115)"
     assert f"paperlib, page 1 of {pages}" in text.replace("\f", "\n")  # page numbers
     # issue 58: the first page says what the report was built from (version, commit, build date, profile)
     first = " ".join(text.split("\f")[0].split())

@@ -182,6 +182,33 @@ def test_paper_vs_ours_reads_a_case_against_the_papers_number():
     assert r["deviation"] == pytest.approx(-0.1)
 
 
+def test_the_papers_numbers_are_summarised_per_row_and_number():
+    """Issue 73, item 4: the report's table of the papers' numbers beside ours groups a row's cases by the number the
+    paper states (a row may set two quantities beside two numbers), counts the cases whose interval holds the paper's
+    number, and lists the rows that state a number (a share, a factor, calls) that no case sets beside ours; a
+    theorem's "2K" inside a formula is not a stated number."""
+    from paperlib.paper_vs_ours import markdown, summary, unmatched
+
+    two = decided("Zhou et al. 2025", "two", "UCB-E needs 10% on hard and 3% less on easy", "[real] e", "m",
+                  "universal", [Case("hard a", "real", 0.12, 0.08, 0.15, 0.01, 0.99, paper=0.1),
+                                Case("hard b", "real", 0.30, 0.25, 0.35, 0.01, 0.99, paper=0.1),
+                                Case("easy", "real", -0.05, -0.06, -0.04, 0.01, 0.99, paper=-0.03)])
+    none = decided("Zhou et al. 2025", "none", "reaches it with 50k queries", "[real] e", "m", "universal",
+                   [Case("c", "real", 0.6, 0.5, 0.7, 0.01, 0.99)])
+    formula = decided("Zhou et al. 2025", "formula", "WCE <= sqrt(sum sigma^2 / B * log(2K/delta))", "[synthetic] e",
+                      "m", "theorem", [Case("c", "synthetic", 0.0, 0.0, 0.1, 0.01, 0.99)])
+    s = {r["paper_number"]: r for r in summary([two, none, formula])}
+    assert set(s) == {0.1, -0.03}
+    assert (s[0.1]["cases"], s[0.1]["inside"], s[0.1]["with_interval"]) == (2, 1, 2)
+    assert s[0.1]["median"] == pytest.approx(0.21) and (s[0.1]["low"], s[0.1]["high"]) == (0.12, 0.30)
+    assert (s[-0.03]["cases"], s[-0.03]["inside"]) == (1, 0)
+    assert [c.claim for c in unmatched([two, none, formula], {"Zhou et al. 2025"})] == ["none"]
+    md = markdown([two, none, formula], {"Zhou et al. 2025"}, screen_only=True)
+    assert md[0] == '<div class="screen-only">' and "1 of 2 cases" in md[4] and md[-1].endswith("`none`.")
+    compact = markdown([two, none, formula], {"Zhou et al. 2025"}, compact=True)
+    assert all(x.startswith("|") or not x for x in compact)
+
+
 def test_a_tampered_case_is_caught(tmp_path):
     """The check above can fail: in a copy of a committed ledger, the p-values of one decided row's cases swapped
     (its evidence turned round) make reading it an error, since the committed verdict is no longer decide's."""

@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import paths
+from .. import paper_vs_ours, paths
 from ..decide import RULES as RULE_TEXT
 from ..decide import VACUOUS_RULE, Verdict
 from ..ledger import Claim, LedgerError
@@ -346,6 +346,10 @@ def chapter_md(ch: dict, ctx: Context) -> str:
         parts += (["**Where the paper's statements do not hold, or are not shown to** (fails, then not reproduced, "
                    "then partly, then inconclusive; each links to its row below):", "", short, ""] if short else
                   ["Every statement of the paper that could be tested holds.", ""])
+        beside = paper_vs_ours.markdown(own, set(labels), href=lambda c: f"#claim-{c.claim}", screen_only=True)
+        if beside:  # issue 73, item 4: the paper's numbers beside ours, per row and number, from the cases
+            parts += [f"**The paper's numbers beside ours** (one line per row and number; every case in "
+                      f"`figures/{ctx.profile}/paper_vs_ours.csv`; printed on the landing page):", "", *beside, ""]
     else:
         parts += [f"This chapter holds {len(mine)} ledger rows ({counts}), all paperlib's (our settings, methods and "
                   "the race; never counted in a paper's tally).", "", verdict_table(mine, labels, {}), ""]
@@ -405,6 +409,21 @@ def provenance_line(ctx: Context) -> str:
             f"report REPORT={ctx.profile}</code>).</p>")
 
 
+def landing_beside(ctx: Context, link: dict[str, str]) -> list[str]:
+    """The headline of the papers' numbers beside ours (issue 73, item 4): the table of every paper row whose cases
+    set a paper's number beside ours, linked to its chapter; each chapter repeats its own with the rows that state a
+    number no case measures as such."""
+    papers = set(PAPER_KEYS)
+    table = [x for x in paper_vs_ours.markdown(ctx.claims, papers,
+                                               href=lambda c: f"{link.get(c.paper, 'ledger.html').removesuffix('.html')}"
+                                                              f".md#claim-{c.claim}", compact=True) if x.startswith("|")]
+    if not table:
+        return []
+    return ["The papers' numbers beside ours, where a row's cases measure the quantity the paper states a number "
+            f"for (every case in `figures/{ctx.profile}/paper_vs_ours.csv`; each chapter lists its rows that state a "
+            "number no case measures as such):", "", *table, ""]
+
+
 def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> str:
     link = {}
     for ch in chapters:
@@ -440,6 +459,7 @@ def landing_md(ctx: Context, chapters: list[dict], values: dict[str, str]) -> st
         "",
         holds_split(ctx.claims, paper_labels),
         "",
+        *landing_beside(ctx, link),
         "Every experiment ran on stand-in data, never a paper's own (none of the three published its matrices or "
         "judgments): Zhou's statements on public leaderboard matrices and synthetic ones, PULSE's on semi-synthetic "
         "Bench 1 and 2 beside real leaderboard matrices, ROBIN's on repeated judgments of Topical-Chat and LLM-Rubric; "

@@ -43,6 +43,7 @@ PAPER = "Saha et al. 2026 (ROBIN)"
 #: UCB form we infer for the experiments), not a statement the paper makes: not counted in the paper's tally.
 PAPERLIB_SETTINGS = "paperlib (ROBIN settings)"
 HALF_BUDGET_FRAC = 0.6             # "about 50k of 100k": reached by 60% of the budget
+PAPER_HALF_FRAC = 0.5              # the number itself (50k of 100k, Sec. 5.2), set beside each cell's share (issue 73)
 ALPHA = 0.05                       # Welch test level of Table 2
 TOP10_SHARE = 0.2                  # heterogeneous: the top 10% of items hold more than 20% of the variance
 
@@ -59,7 +60,7 @@ def half_cases(ht: pd.DataFrame) -> list[Case]:
     bootstrap interval, and the one-sided p-values of "within HALF_BUDGET_FRAC" / "beyond" from the bootstrap's
     two-sided one (a cell that never reaches it lies beyond)."""
     need = np.nan_to_num(ht.frac_needed.to_numpy(dtype=float), nan=2.0)
-    return [Case(r.cell, r.kind, n, r.lo, r.hi, *split_p(r.p_half, HALF_BUDGET_FRAC - n))
+    return [Case(r.cell, r.kind, n, r.lo, r.hi, *split_p(r.p_half, HALF_BUDGET_FRAC - n), paper=PAPER_HALF_FRAC)
             for r, n in zip(ht.itertuples(), need, strict=True)]
 
 
