@@ -476,9 +476,11 @@ def test_executed_summary_notebooks_open_with_their_verdicts_from_the_ledger():
             continue
         cell = nb.cells[1]
         assert "verdicts" in cell.get("metadata", {}).get("tags", []), f"{path.name}: no verdict table after the title"
-        lines = [x for x in cell.source.splitlines() if x.startswith("| `")]
-        rows = re.findall(r"\| `([a-z0-9-]+)` \| \*\*([a-z ]+)\*\* \|", cell.source)
-        assert rows and len(rows) == len(lines), f"{path.name}: a verdict-table line that is not (id, verdict)"
+        # a list since issue 73, item 5: "- **verdict**: statement (`row-id`)", one line per row
+        lines = [x for x in cell.source.splitlines() if x.startswith("- ")]
+        rows = [(m.group(2), m.group(1)) for x in lines
+                if (m := re.fullmatch(r"- \*\*([a-z ]+)\*\*: .+ \(`([a-z0-9-]+)`\)", x))]
+        assert rows and len(rows) == len(lines), f"{path.name}: a verdict line that is not (verdict, statement, id)"
         for claim, verdict in rows:
             assert claim in ledger.index, f"{path.name}: {claim} is not a ledger row"
             assert ledger.loc[claim, "verdict"] == verdict, f"{path.name}: {claim} is {ledger.loc[claim, 'verdict']}"
