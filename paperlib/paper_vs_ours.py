@@ -121,8 +121,15 @@ def markdown(claims, papers, href=None, *, compact: bool = False, screen_only: b
                            f"{', '.join(r['data'])} | {r['verdict']} |")
         out += ["", "</div>"] if screen_only else []
         out.append("")
-    if miss:
+    measured = [c for c in miss if c.cases]
+    unmeasured = [c for c in miss if not c.cases]
+    if measured:
         out.append("Rows that state a number no case of theirs sets beside a measured one (their cases measure "
                    "something else: a share of runs, a test against the number; see each row): "
-                   + ", ".join(f"`{c.claim}`" for c in miss) + ".")
+                   + ", ".join(f"`{c.claim}`" for c in measured) + ".")
+    if unmeasured:
+        out += ([""] if measured else []) + [
+            "Rows that state a number nothing here measures (no case: each row's evidence says what is missing, "
+            "such as the paper's prices, hardware or model list): " + ", ".join(f"`{c.claim}`" for c in unmeasured)
+            + "."]
     return out

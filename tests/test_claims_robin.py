@@ -200,3 +200,8 @@ def test_a_cell_run_as_blocks_is_the_cell_run_as_one_batch():
     a = parts.sort_values(key).reset_index(drop=True)[cols]
     assert a.equals(one.sort_values(key).reset_index(drop=True)[cols])
     assert sorted(parts.rep.unique()) == [0, 1, 2, 3, 4]
+    # each cell says what made it (issue 74, item 3): the machine and the keyed streams, on every row
+    from paperlib.device import describe, get_device
+    from paperlib.keyed import STREAMS
+
+    assert set(parts.machine) == {describe(get_device("cpu"))} and set(parts.streams) == {STREAMS}

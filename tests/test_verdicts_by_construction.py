@@ -207,6 +207,10 @@ def test_the_papers_numbers_are_summarised_per_row_and_number():
     assert md[0] == '<div class="screen-only">' and "1 of 2 cases" in md[4] and md[-1].endswith("`none`.")
     compact = markdown([two, none, formula], {"Zhou et al. 2025"}, compact=True)
     assert all(x.startswith("|") or not x for x in compact)
+    # a row with no case at all (untestable here: the paper's prices) is listed apart, as measured by nothing here
+    cost = decided("Zhou et al. 2025", "cost", "costs almost 800 USD", "[none] needs prices", "-", "untestable", ())
+    md = markdown([two, none, cost], {"Zhou et al. 2025"})
+    assert md[-3].endswith("`none`.") and "nothing here measures" in md[-1] and md[-1].endswith("`cost`.")
 
 
 def test_a_tampered_case_is_caught(tmp_path):

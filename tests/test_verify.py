@@ -60,3 +60,17 @@ def test_a_committed_race_block_is_reproduced_and_a_changed_one_is_seen(tmp_path
     t.to_csv(tmp_path / "race" / "blocks" / "livecodebench_gen_45.b0.csv.gz", index=False)
     (c,) = V.verify_race(race_cfg(), tmp_path, names=["livecodebench_gen_45"], log=lines.append)
     assert c.status == V.DIFFERENT and c.differ == ["sysrs: pick differs at 1 of 30 rows"], c.line()
+
+
+def test_a_new_race_block_records_its_machine_and_streams(data_dir):
+    """Issue 74, item 3: a race block made today names the machine and the keyed streams on every row, and
+    ``made_by`` reads them back (the blocks committed before 2026-12-04 record their streams only)."""
+    from paperlib.beyond.race import experiments as E
+    from paperlib.device import describe, get_device
+    from paperlib.keyed import STREAMS
+
+    cfg = {**race_cfg(), "rep_block": 1, "methods": ["ucbe", "sysrs"]}
+    t = E.dataset_block(cfg, "livecodebench_gen_45", 0)
+    machine = describe(get_device(None))
+    assert set(t.machine) == {machine} and set(t.streams) == {STREAMS}
+    assert f"machine {machine}, streams {STREAMS}" in V.made_by(ROOT / "README.md", t)

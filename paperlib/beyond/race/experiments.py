@@ -7,6 +7,7 @@ import pandas as pd
 
 from ... import data as datasets
 from ...data.pools import PoolInstance, make_pool
+from ...device import describe, get_device
 from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
@@ -78,7 +79,7 @@ def dataset_blocks(cfg: dict) -> list[int]:
 
 #: the per-run table of a race block: one row per (method, run, budget)
 RUN_COLUMNS = ["dataset", "kind", "n", "m", "method", "run", "run_seed", "budget", "pick", "correct", "block_wall_s",
-               "block_reps", "streams"]
+               "block_reps", "machine", "streams"]
 
 
 def dataset_block(cfg: dict, name: str, block: int, device=None, progress: bool = False, methods=None) -> pd.DataFrame:
@@ -90,6 +91,7 @@ def dataset_block(cfg: dict, name: str, block: int, device=None, progress: bool 
     d_i = list(cfg["datasets"]).index(name)
     mat = datasets.load(name)
     budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
+    machine = describe(get_device(device))  # where the block ran (issue 74, item 3: each table says what made it)
     frames = []
     for i, meth in enumerate(cfg["methods"]):
         ranges = block_ranges(method_reps(meth, cfg), cfg.get("rep_block"))
@@ -104,7 +106,7 @@ def dataset_block(cfg: dict, name: str, block: int, device=None, progress: bool 
             "run": np.tile(np.arange(a, b), C), "run_seed": np.tile(res.run_seeds, C),
             "budget": np.repeat(res.budgets, R), "pick": res.best.ravel(),
             "correct": np.isin(res.best, res.true_best_set).ravel().astype(int), "block_wall_s": res.wall_s,
-            "block_reps": R, "streams": res.streams}))
+            "block_reps": R, "machine": machine, "streams": res.streams}))
     return pd.concat(frames, ignore_index=True)[RUN_COLUMNS] if frames else pd.DataFrame(columns=RUN_COLUMNS)
 
 

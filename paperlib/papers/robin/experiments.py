@@ -22,6 +22,7 @@ from ...data import (
     load_closerlook,
     load_llmrubric,
 )
+from ...device import describe, get_device
 from ...metrics import first_crossing, human_correlations
 from ...policies import METHODS, label, method_id
 from ...policies import parse as parse_id
@@ -102,6 +103,7 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True, block: in
     a, b = (0, int(cfg["reps"])) if block is None else block_range(int(cfg["reps"]), cfg.get("rep_block"), block,
                                                                     f"cell {cell}")
     judge = make_judge(cell, cfg, device)
+    machine = describe(get_device(device))
     B = int(round(full_budget(judge.K) * float(cfg.get("budget_scale", 1.0))))
     budgets = sorted({max(judge.K, int(round(f * B))) for f in cfg["budget_fracs"]})
     frames = []
@@ -118,6 +120,7 @@ def run_cell(cell: str, cfg: dict, device=None, progress: bool = True, block: in
             "ucb": params.get("ucb", ""), "budget": np.repeat(budgets, R),
             "budget_frac": np.repeat(np.asarray(budgets) / B, R), "rep": np.tile(np.arange(a, a + R), C),
             "wce": res.wce().ravel(), "mae": res.mae().ravel(), "wall_s": res.wall_s,
+            "machine": machine, "streams": res.streams,  # what made the cell (issue 74, item 3)
         })
         if judge.human is not None and np.isfinite(judge.human).sum() > 2:
             cors = human_correlations(res.estimates, judge.human)
