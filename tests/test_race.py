@@ -127,6 +127,9 @@ def test_a_matrix_of_the_race_run_as_blocks_is_the_race_run_as_one_batch():
     again = E.accuracy_from_runs(blocked, name, pd.concat(parts))
     cols = ["method", "budget", "accuracy", "ci_low", "ci_high", "reps"]
     assert again[cols].reset_index(drop=True).equals(one[cols].reset_index(drop=True))
+    # both name what made them (issue 74, item 3): the same machine and the keyed streams, on every row
+    assert set(again.machine) == set(one.machine) and len(set(one.machine)) == 1
+    assert set(again.streams) == set(one.streams) == {"keyed-splitmix64-v1"}
     with pytest.raises(ValueError, match="runs 0..9"):
         E.accuracy_from_runs(blocked, name, pd.concat(parts[1:]))
 

@@ -32,9 +32,11 @@ def method_reps(method: str, cfg: dict, split: bool = False) -> int:
     return int((cfg["split"] if split else cfg).get("reps_by_method", {}).get(method, cfg["reps"]))
 
 
-def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budgets: list[int], res) -> pd.DataFrame:
+def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budgets: list[int], res,
+                   machine: str) -> pd.DataFrame:
     """One row per budget of the grid; budgets below the method's first feasible one (PULSE's warm-up) have NaN
-    accuracy, which every confidence budget counts as below T."""
+    accuracy, which every confidence budget counts as below T. ``machine`` and the run's streams say what made the
+    rows (issue 74, item 3)."""
     n, m = shape
     acc = np.full(len(budgets), np.nan)
     lo, hi = acc.copy(), acc.copy()
@@ -46,7 +48,7 @@ def _accuracy_rows(key: str, kind: str, shape: tuple[int, int], meth: str, budge
     return pd.DataFrame({
         "dataset": key, "kind": kind, "n": n, "m": m, "method": meth, "budget": budgets,
         "frac": np.asarray(budgets) / (n * m), "accuracy": acc, "ci_low": lo, "ci_high": hi,
-        "reps": res.reps, "wall_s": res.wall_s,
+        "reps": res.reps, "wall_s": res.wall_s, "machine": machine, "streams": res.streams,
     })
 
 
@@ -67,7 +69,7 @@ def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False, 
             continue
         res = simulate(meth, mat, budgets, reps=method_reps(meth, cfg), seed=int(cfg["seed"]) + 1000 * d_i + i,
                        device=device, progress=progress, **method_params(meth, cfg))
-        rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res))
+        rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res, describe(get_device(device))))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -129,10 +131,11 @@ def accuracy_from_runs(cfg: dict, name: str, runs: pd.DataFrame) -> pd.DataFrame
         acc = (k / R).to_numpy(dtype=float)
         ci = np.array([clopper_pearson(int(x), R) if np.isfinite(x) else (np.nan, np.nan) for x in k.to_numpy(float)])
         wall = float(g.drop_duplicates("run").drop_duplicates(["block_wall_s", "block_reps"]).block_wall_s.sum())
+        made = {c: "; ".join(sorted({str(v) for v in g[c].dropna()})) if c in g else "" for c in ("machine", "streams")}
         rows.append(pd.DataFrame({
             "dataset": name, "kind": g.kind.iloc[0], "n": n, "m": m, "method": meth, "budget": budgets,
             "frac": np.asarray(budgets) / (n * m), "accuracy": acc, "ci_low": ci[:, 0], "ci_high": ci[:, 1],
-            "reps": R, "wall_s": wall}))
+            "reps": R, "wall_s": wall, **{c: v for c, v in made.items() if v}}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -199,6 +202,7 @@ def split_accuracy(cfg: dict, name: str, device=None, progress: bool = False) ->
     test = inst.test
     n, m = test.shape
     budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
+    machine = describe(get_device(device))
     rows = []
     for i, meth in enumerate(sp["methods"]):
         spec = METHODS[parse(meth)[0]]
@@ -212,7 +216,7 @@ def split_accuracy(cfg: dict, name: str, device=None, progress: bool = False) ->
             continue
         res = simulate(meth, test, feasible, reps=method_reps(meth, cfg, split=True),
                        seed=int(cfg["seed"]) + 1000 * d_i + 500 + i, device=device, progress=progress, **params)
-        rows.append(_accuracy_rows(name + SPLIT, test.kind, test.shape, meth, budgets, res))
+        rows.append(_accuracy_rows(name + SPLIT, test.kind, test.shape, meth, budgets, res, machine))
     out = pd.concat(rows, ignore_index=True)
     return out.assign(split_seed=inst.seed, fit_rank=int(f["rank"]))
 
