@@ -54,6 +54,7 @@ tbody tr:nth-last-child(-n+4),#the-ledger tbody tr:nth-last-child(-n+12){break-b
 section>h1:first-child{margin-top:0}
 section[data-document="references"] li,section[data-document="references"] p{break-inside:avoid}
 h1,h2,h3,h4{break-inside:avoid}
+.landing-end{break-inside:avoid}#read-download-rerun>h2{break-after:avoid}
 img{max-width:100%!important;max-height:@MAXH@mm;width:auto;height:auto;break-inside:avoid}
 figure,.cell_output{break-inside:avoid}
 .bd-main .bd-content table{break-inside:auto}tr{break-inside:avoid}thead{display:table-header-group}
