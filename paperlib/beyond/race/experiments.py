@@ -60,6 +60,7 @@ def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False, 
     d_i = list(cfg["datasets"]).index(name)
     mat = datasets.load(name)
     budgets = budgets_from_fracs(cfg["budget_fracs"], *mat.shape)
+    machine = describe(get_device(device))
     rows = []
     unknown = set(methods or ()) - set(cfg["methods"])
     if unknown:
@@ -69,7 +70,7 @@ def dataset_accuracy(cfg: dict, name: str, device=None, progress: bool = False, 
             continue
         res = simulate(meth, mat, budgets, reps=method_reps(meth, cfg), seed=int(cfg["seed"]) + 1000 * d_i + i,
                        device=device, progress=progress, **method_params(meth, cfg))
-        rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res, describe(get_device(device))))
+        rows.append(_accuracy_rows(name, mat.kind, mat.shape, meth, budgets, res, machine))
     return pd.concat(rows, ignore_index=True)
 
 
