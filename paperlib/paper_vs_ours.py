@@ -18,6 +18,9 @@ COLUMNS = ("claim", "paper", "case", "data", "paper_number", "ours", "lo", "hi",
 SETTING = {"real": "real data (our matrices; the paper's own where it published them)",
            "semi-synthetic": "no: semi-synthetic, drawn from a model fitted to real data",
            "synthetic": "no: synthetic", "none": "no data: arithmetic on the paper's own numbers"}
+#: the setting of a case with data but no estimate: the paper's number has no counterpart here (a matrix of the
+#: paper's we have no stand-in for)
+NO_STAND_IN = "not measured: no stand-in for the paper's data here"
 
 
 def rows(claims) -> list[dict]:
@@ -32,7 +35,9 @@ def rows(claims) -> list[dict]:
             out.append(dict(claim=c.claim, paper=c.paper, case=k.name, data=k.data, paper_number=k.paper,
                             ours=k.estimate, lo=k.lo, hi=k.hi,
                             paper_in_interval=("yes" if k.lo <= k.paper <= k.hi else "no") if has else "",
-                            deviation=k.estimate - k.paper, same_setting=SETTING.get(k.data, k.data),
+                            deviation=k.estimate - k.paper,
+                            same_setting=(NO_STAND_IN if math.isnan(k.estimate) and k.data != "none"
+                                          else SETTING.get(k.data, k.data)),
                             verdict=c.verdict))
     return out
 
@@ -112,8 +117,9 @@ def markdown(claims, papers, href=None, *, compact: bool = False, screen_only: b
             name = f"[{shown}]({link})" if link else shown
             inside = (f"{r['inside']} of {r['with_interval']} cases" if r["with_interval"]
                       else f"{r['cases']} case{'s' * (r['cases'] != 1)}, no interval")
-            ours = (f"{_fmt(r['median'])} ({_fmt(r['low'])} to {_fmt(r['high'])})" if not math.isnan(r["median"])
-                    else f"an exact check: {r['verdict']}")
+            spread = f" ({_fmt(r['low'])} to {_fmt(r['high'])})" if r["low"] != r["high"] else ""
+            ours = (f"{_fmt(r['median'])}{spread}" if not math.isnan(r["median"])
+                    else "not measured (no stand-in)" if r["data"] != ["none"] else f"an exact check: {r['verdict']}")
             if compact:
                 out.append(f"| {name} | {_fmt(r['paper_number'])} | {ours} | {inside} | {r['verdict']} |")
             else:

@@ -2,6 +2,7 @@
 its kind (paperlib.decide) alone makes the verdict; every committed verdict is recomputed here from its committed
 cases; a statement quantified over every case is graded as universal."""
 
+import math
 import re
 
 import numpy as np
@@ -211,6 +212,33 @@ def test_the_papers_numbers_are_summarised_per_row_and_number():
     cost = decided("Zhou et al. 2025", "cost", "costs almost 800 USD", "[none] needs prices", "-", "untestable", ())
     md = markdown([two, none, cost], {"Zhou et al. 2025"})
     assert md[-3].endswith("`none`.") and "nothing here measures" in md[-1] and md[-1].endswith("`cost`.")
+
+
+def test_a_table_of_the_paper_is_set_beside_our_stand_ins():
+    """Issue 73, item 4: Zhou's Table 2 states an H1 per matrix; the row is untestable (the matrices were never
+    published), yet each H1 is set beside the H1 of our stand-in from the same benchmark, and a matrix we have no
+    stand-in for says so rather than printing as an exact check."""
+    import pandas as pd
+
+    from paperlib.metrics import hardness_h1
+    from paperlib.paper_vs_ours import markdown, rows
+    from paperlib.papers.zhou.claims import dataset_claims
+
+    means = {"alpacaeval2": [0.8, 0.7, 0.6], "alpacaeval2_clean": [0.7, 0.6], "sysrs_gsm": [0.9, 0.8, 0.85]}
+    t2 = pd.DataFrame([dict(dataset=d, kind="real", n=len(m), m=100, H1=hardness_h1(m)) for d, m in means.items()])
+    cols = [f"rank {r}{x}" for r in (1, 2, 5, 10) for x in ("", " null", " residual", " residual null")]
+    t3 = pd.DataFrame([dict(dataset=d, kind="real", **dict.fromkeys(cols, 0.5)) for d in means])
+    row = next(c for c in dataset_claims(t2, t3) if c.claim == "zhou-table2-matrices")
+    assert row.verdict == "untestable"
+    got = {r["case"].split(" (")[0]: r for r in rows([row])}
+    assert len(got) == 6 and got["AlpacaEval 154x805"]["paper_number"] == 966.0
+    # H1 of (0.8, 0.7, 0.6) is 1 / 0.1^2 + 1 / 0.2^2 = 125, by hand
+    assert got["AlpacaEval 154x805"]["ours"] == pytest.approx(125.0)
+    assert got["GSM8K Models 122x1000"]["ours"] == pytest.approx(1 / 0.1**2 + 1 / 0.05**2)
+    assert math.isnan(got["PIQA Models 103x1000"]["ours"]) and got["PIQA Models 103x1000"]["same_setting"].startswith(
+        "not measured")
+    md = "\n".join(markdown([row], {"Zhou et al. 2025"}))
+    assert "not measured (no stand-in)" in md and "an exact check" not in md
 
 
 def test_a_tampered_case_is_caught(tmp_path):
