@@ -22,6 +22,19 @@ SETTING = {"real": "real data (our matrices; the paper's own where it published 
 #: paper's we have no stand-in for)
 NO_STAND_IN = "not measured: no stand-in for the paper's data here"
 
+#: numbers a paper prints only in a table or figure whose values its text (``shared/papers/``) does not carry: they
+#: cannot be set beside ours from the text, which the chapter says rather than letting the table look complete
+NOT_IN_TEXT = {
+    "Saha et al. 2026 (ROBIN)": "Table 2's cells (WCE mean and sd per judge, attribute and budget) are an image in "
+                                "the paper's text: only its caption is there, so no cell is set beside ours (our "
+                                "Table 2 is `figures/<profile>/robin_table2.csv`); the authors' repository holds "
+                                "early runs, not Table 2 (`shared/data/robin_official/PROVENANCE.md`).",
+    "Tolochinsky et al. 2026 (PULSE)": "Figure 1's bars (the budget to 95% per pool and method) are an image in the "
+                                       "paper's text: only its caption and the 46% saving it summarises are there "
+                                       "(the 46% is set beside ours above); the authors' repository commits no "
+                                       "result table.",
+}
+
 
 def rows(claims) -> list[dict]:
     """The rows of :data:`COLUMNS` for every case of ``claims`` with a paper's number, in ledger order;
@@ -100,7 +113,8 @@ def markdown(claims, papers, href=None, *, compact: bool = False, screen_only: b
     mine = [c for c in claims if c.paper in papers]
     s = summary(mine)
     miss = [] if compact else unmatched(mine, papers)
-    if not s and not miss:
+    images = [] if compact else [NOT_IN_TEXT[p] for p in sorted(papers) if p in NOT_IN_TEXT]
+    if not s and not miss and not images:
         return []
     ids = {c.claim: c for c in mine}
     out = []
@@ -138,4 +152,6 @@ def markdown(claims, papers, href=None, *, compact: bool = False, screen_only: b
             "Rows that state a number nothing here measures (no case: each row's evidence says what is missing, "
             "such as the paper's prices, hardware or model list): " + ", ".join(f"`{c.claim}`" for c in unmeasured)
             + "."]
+    if images:
+        out += ([""] if out else []) + ["Numbers printed only as images: " + " ".join(images)]
     return out

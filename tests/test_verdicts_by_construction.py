@@ -239,6 +239,10 @@ def test_a_table_of_the_paper_is_set_beside_our_stand_ins():
         "not measured")
     md = "\n".join(markdown([row], {"Zhou et al. 2025"}))
     assert "not measured (no stand-in)" in md and "an exact check" not in md
+    # a paper whose table is an image in its text says so in its chapter, even with no row of its own here
+    robin = markdown([], {"Saha et al. 2026 (ROBIN)"})
+    assert robin and robin[-1].startswith("Numbers printed only as images:") and "Table 2" in robin[-1]
+    assert not markdown([], {"Saha et al. 2026 (ROBIN)"}, compact=True)
 
 
 def test_a_tampered_case_is_caught(tmp_path):
