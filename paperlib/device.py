@@ -39,3 +39,14 @@ def describe(dev: torch.device) -> str:
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
     return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
+
+
+#: the columns in which a result table records what made each row (issue 74, item 3)
+MADE_BY = ("machine", "streams")
+
+
+def made_by(rows) -> dict[str, str]:
+    """What made a table's ``rows`` (a data frame): for each of :data:`MADE_BY` its distinct values joined by "; "
+    (sorted; NaN left out), "" where the frame has no such column or no value in it. The one place a summary table
+    joins the machines and streams of the rows it summarises."""
+    return {c: "; ".join(sorted({str(v) for v in rows[c].dropna()})) if c in rows else "" for c in MADE_BY}

@@ -670,3 +670,25 @@ def test_certified_and_prior_runs_as_blocks_are_the_runs_at_once():
         parts = pd.concat([p for p in parts if len(p)])  # the prior's 5 runs have no third block
         cols = key + ["calls", "certified", "right"]
         assert parts.sort_values(key).reset_index(drop=True)[cols].equals(one.sort_values(key).reset_index(drop=True)[cols])
+
+
+@pytest.mark.slow
+def test_certified_and_prior_runs_and_their_tables_record_their_machine_and_streams():
+    """Issue 74, item 3: every row of certified search's runs and of the prior runs names the machine and the keyed
+    streams that made it, and the summary tables made from them carry the same (joined where rows differ)."""
+    from paperlib.beyond.search import experiments as SE
+    from paperlib.device import describe, get_device
+    from paperlib.keyed import STREAMS
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = {**smoke_config("search"), "reps": 2}
+    cfg["prior"] = {**cfg["prior"], "reps": 2}
+    machine = describe(get_device("cpu"))
+    runs = SE.certified_runs(cfg, device="cpu")
+    prior = SE.prior_runs(cfg, device="cpu")
+    assert len(runs) and len(prior)
+    for t in (runs, prior, SE.savings_table(runs), SE.prior_table(prior)):
+        assert set(t.machine) == {machine} and set(t.streams) == {STREAMS}
+    two = runs.assign(machine=[machine if i % 2 else "NVIDIA H200" for i in range(len(runs))])
+    g = SE.savings_table(two[two.dataset == two.dataset.iloc[0]])
+    assert set(g.machine) == {"; ".join(sorted({machine, "NVIDIA H200"}))}

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
+from ..device import MADE_BY
+from ..device import made_by as columns_made_by
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,9 +67,8 @@ def made_by(path: Path, table: pd.DataFrame | None = None, root: Path = paths.RO
     except (OSError, subprocess.SubprocessError):
         out = ""
     bits = [f"commit {out}" if out else "not committed here"]
-    for col in ("machine", "streams"):
-        vals = sorted({str(v) for v in table[col].dropna()}) if table is not None and col in table else []
-        bits.append(f"{col} {', '.join(vals)}" if vals else f"no {col} recorded")
+    for col, vals in (columns_made_by(table) if table is not None else dict.fromkeys(MADE_BY, "")).items():
+        bits.append(f"{col} {vals.replace('; ', ', ')}" if vals else f"no {col} recorded")
     return ", ".join(bits)
 
 

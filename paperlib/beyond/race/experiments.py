@@ -7,7 +7,7 @@ import pandas as pd
 
 from ... import data as datasets
 from ...data.pools import PoolInstance, make_pool
-from ...device import describe, get_device
+from ...device import describe, get_device, made_by
 from ...lowrank import FitConfig, fit_factors
 from ...metrics import confidence_budget
 from ...policies import METHODS, parse
@@ -132,7 +132,7 @@ def accuracy_from_runs(cfg: dict, name: str, runs: pd.DataFrame) -> pd.DataFrame
         acc = (k / R).to_numpy(dtype=float)
         ci = np.array([clopper_pearson(int(x), R) if np.isfinite(x) else (np.nan, np.nan) for x in k.to_numpy(float)])
         wall = float(g.drop_duplicates("run").drop_duplicates(["block_wall_s", "block_reps"]).block_wall_s.sum())
-        made = {c: "; ".join(sorted({str(v) for v in g[c].dropna()})) if c in g else "" for c in ("machine", "streams")}
+        made = made_by(g)
         rows.append(pd.DataFrame({
             "dataset": name, "kind": g.kind.iloc[0], "n": n, "m": m, "method": meth, "budget": budgets,
             "frac": np.asarray(budgets) / (n * m), "accuracy": acc, "ci_low": ci[:, 0], "ci_high": ci[:, 1],

@@ -8,15 +8,16 @@ import numpy as np
 import pandas as pd
 
 from ... import data as datasets
+from ...device import MADE_BY, describe, get_device, made_by
 from ...simulate import simulate
 from ...simulate.blocks import block_range, block_ranges, check_block
 from ...stats import clopper_pearson, median_interval
 
 RUN_COLUMNS = ("dataset", "kind", "n", "m", "method", "rep", "calls", "frac", "certified", "right", "top_gap", "oracle",
-               "bound")
+               "bound", *MADE_BY)
 TABLE_COLUMNS = ("dataset", "kind", "method", "n", "m", "reps", "top_gap", "oracle", "bound", "frac_median", "median_lo",
                  "median_hi", "frac_q25", "frac_q75", "early", "early_lo", "early_hi", "certified", "wrong",
-                 "median_lo_adj", "median_hi_adj")
+                 "median_lo_adj", "median_hi_adj", *MADE_BY)
 
 
 def oracle_fraction(scores, delta: float, epsilon: float = 0.0) -> float:
@@ -84,6 +85,7 @@ def certified_runs(cfg: dict, device=None, progress: bool = False, block: int | 
             return pd.DataFrame(columns=RUN_COLUMNS)
     a, b = run_range(int(cfg["reps"]), cfg, block)
     names = [d for d in cfg["datasets"] if datasets.available(d)]
+    machine = describe(get_device(device))  # what made each row (issue 74, item 3)
     for d_i, name in enumerate(names):
         mat = datasets.load(name)
         n, m = mat.shape
@@ -98,7 +100,7 @@ def certified_runs(cfg: dict, device=None, progress: bool = False, block: int | 
                 "dataset": name, "kind": mat.kind, "n": n, "m": m, "method": meth, "rep": np.arange(a, a + res.reps),
                 "calls": res.calls, "frac": res.calls / (n * m), "certified": res.certified_at >= 0,
                 "right": right, "top_gap": float(np.sort(mat.means)[-1] - np.sort(mat.means)[-2]), "oracle": oracle,
-                "bound": bound,
+                "bound": bound, "machine": machine, "streams": res.streams,
             }))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=RUN_COLUMNS)
 
@@ -122,7 +124,7 @@ def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
                         median_lo=med_lo, median_hi=med_hi,
                         frac_q25=g.frac.quantile(0.25), frac_q75=g.frac.quantile(0.75), early=early,
                         early_lo=lo, early_hi=hi, certified=int(g.certified.sum()), wrong=wrong,
-                        median_lo_adj=adj_lo, median_hi_adj=adj_hi))
+                        median_lo_adj=adj_lo, median_hi_adj=adj_hi, **made_by(g)))
     return pd.DataFrame(out, columns=TABLE_COLUMNS)
 
 
@@ -130,9 +132,9 @@ def savings_table(runs: pd.DataFrame) -> pd.DataFrame:
 #: shuffled over the examples (useless: it predicts nothing), and the reversed rows 1 - Q (adversarial)
 PRIOR_KINDS = ("none", "prior", "shuffled", "reversed")
 PRIOR_RUN_COLUMNS = ("dataset", "kind", "n", "m", "prior_rows", "bound", "r2", "prior", "rep", "calls", "frac",
-                     "certified", "right")
+                     "certified", "right", *MADE_BY)
 PRIOR_TABLE_COLUMNS = ("dataset", "kind", "n", "m", "prior_rows", "r2", "bound", "prior", "reps", "frac_median",
-                       "median_lo", "median_hi", "ratio", "ratio_lo", "ratio_hi", "wrong", "wrong_hi")
+                       "median_lo", "median_hi", "ratio", "ratio_lo", "ratio_hi", "wrong", "wrong_hi", *MADE_BY)
 
 
 def prior_split(scores, candidates: int = 20, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -174,14 +176,14 @@ def prior_runs_of(name: str, reps: int, delta: float, candidates: int = 20, seed
               "reversed": 1.0 - prior}
     head = dict(dataset=name, kind=mat.kind, n=n, m=m, prior_rows=prior.shape[0],
                 bound=gaussian_bound_fraction(cand, delta), r2=prior_explained(cand, prior))
-    frames = []
+    frames, machine = [], describe(get_device(device))
     for key, Q in priors.items():
         kw = {} if Q is None else {"prior": Q}
         r = simulate("lucb", C, [n * m], reps=reps, seed=seed, delta=delta, stop="certified", device=device,
                      progress=progress, first_run=first_run, **kw)
         frames.append(pd.DataFrame({**head, "prior": key, "rep": np.arange(first_run, first_run + r.reps), "calls": r.calls,
                                     "frac": r.calls / (n * m), "certified": r.certified_at >= 0,
-                                    "right": np.isin(r.best[-1], truth)}))
+                                    "right": np.isin(r.best[-1], truth), "machine": machine, "streams": r.streams}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -215,5 +217,5 @@ def prior_table(runs: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                             prior_rows=int(h.prior_rows.iloc[0]), r2=h.r2.iloc[0], bound=h.bound.iloc[0], prior=key,
                             reps=len(h), frac_median=med, median_lo=lo, median_hi=hi, ratio=med / b_med,
                             ratio_lo=lo / b_hi, ratio_hi=hi / b_lo, wrong=wrong,
-                            wrong_hi=clopper_pearson(wrong, len(h), level)[1]))
+                            wrong_hi=clopper_pearson(wrong, len(h), level)[1], **made_by(h)))
     return pd.DataFrame(out, columns=PRIOR_TABLE_COLUMNS)

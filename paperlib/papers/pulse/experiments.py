@@ -15,7 +15,7 @@ import pandas as pd
 from ... import data as datasets
 from ...checks import check_index
 from ...data.pools import PoolInstance, make_pool
-from ...device import describe, get_device
+from ...device import describe, get_device, made_by
 from ...lowrank import FitConfig, cross_validate, fit_factors
 from ...metrics import first_crossing
 from ...policies import METHODS, label, parse
@@ -279,7 +279,7 @@ def pool_table(cfg: dict, name: str, runs: pd.DataFrame, inst: PoolInstance | No
             "accuracy": acc, "se": np.sqrt(acc * (1 - acc) / R), "reps": R, "wall_s": wall,
             "s_per_run": wall / R, "fit_rank": int(g.fit_rank.iloc[0]), "fit_lam": float(g.fit_lam.iloc[0]),
             "fit_s": float(g.fit_s.iloc[0]),
-            "machine": "; ".join(sorted(set(g.machine))), "streams": "; ".join(sorted(set(g.streams))),
+            **made_by(g),
         }))
     return pd.concat(frames, ignore_index=True)
 
