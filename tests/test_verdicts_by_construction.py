@@ -338,3 +338,23 @@ def test_the_beyond_chapter_lists_our_own_rows_that_do_not_hold():
 
     ours = [row("paperlib (race)", "r", "fails")]
     assert not_holding(ours) == "" and "fails" in not_holding(ours, papers_only=False)
+
+
+def test_no_result_table_carries_a_verdict_of_its_own():
+    """Issue 73: a verdict is decided only in paperlib.decide, so no committed result table but a ledger (claims) and
+    the papers' numbers beside ours (which copies its row's verdict) has a verdict column (Corollary 1's table had
+    one, decided by its own rule)."""
+    import gzip
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "results", "figures"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    bad = []
+    for f in tracked:
+        if not f.endswith((".csv", ".csv.gz")) or "/claims" in f or f.endswith("paper_vs_ours.csv"):
+            continue
+        with (gzip.open if f.endswith(".gz") else open)(ROOT / f, "rt") as fh:
+            head = fh.readline().strip().split(",")
+        if "verdict" in head:
+            bad.append(f)
+    assert not bad, f"result tables with a verdict column of their own: {bad}"

@@ -194,20 +194,6 @@ def _lambda_used(g: pd.DataFrame) -> dict:
                 lam_low_share=float((lam < 0.1).mean()) if len(lam) else float("nan"))
 
 
-def coverage_verdict(s: dict) -> str:
-    """``fails`` if the pooled rate's interval lies above delta or a cell is significantly above it
-    (Bonferroni); ``holds`` if the exact interval on runs with any violation, or (when there are
-    violations to resample) the bootstrap interval of the pooled rate, lies at or below delta;
-    ``inconclusive`` otherwise; ``untestable`` without informative cells."""
-    if s["informative_cells"] == 0:
-        return "untestable"
-    if s["rate_lo"] > s["delta"] or s["cells_significant"] > 0:
-        return "fails"
-    if s["runs_any_ci"][1] <= s["delta"] or (s["violations"] > 0 and s["rate_hi"] <= s["delta"]):
-        return "holds"
-    return "inconclusive"
-
-
 def coverage_pools(cfg: dict) -> list[str]:
     """The pools of ``theory.bandit.pools`` whose data is present (one workflow job each)."""
     from .experiments import pool_names

@@ -55,9 +55,10 @@ def check_corollary1(matrix: ScoreMatrix, budgets, reps: int = 200, seed: int = 
                      level: float = 0.95) -> pd.DataFrame:
     """Measure UCB-E's success rate at each budget, with the corollary's ``a``, against the bound.
 
-    Returns one row per budget with the bound, the measured rate, its exact (Clopper-Pearson)
-    interval and a verdict: ``vacuous`` (bound <= 0), ``holds`` (the interval's upper end is at
-    least the bound) or ``fails`` (the measured rate is significantly below the bound).
+    Returns one row per budget with the bound, whether it is ``informative`` (positive: a vacuous bound tests
+    nothing), the measured rate and its exact (Clopper-Pearson) interval: statistics only; whether a budget shows or
+    contradicts the corollary is decided in :mod:`paperlib.decide` from the cases
+    :func:`paperlib.papers.zhou.claims.corollary1_claims` makes of these rows (exact binomial tests).
     """
     n, m = matrix.shape
     mu = matrix.means
@@ -70,10 +71,9 @@ def check_corollary1(matrix: ScoreMatrix, budgets, reps: int = 200, seed: int = 
         k = int((res.best[0] == best).sum())
         lo, hi = clopper_pearson(k, reps, level)
         bound = corollary1_bound(t, n, h1)
-        verdict = "vacuous" if bound <= 0 else ("holds" if hi >= bound else "fails")
         rows.append(dict(dataset=matrix.name, kind=matrix.kind, n=n, m=m, H1=h1, budget=t,
-                         budget_frac=t / (n * m), a=a, bound=bound, success=k / reps, ci_low=lo,
-                         ci_high=hi, reps=reps, verdict=verdict))
+                         budget_frac=t / (n * m), a=a, bound=bound, informative=bool(bound > 0), success=k / reps,
+                         ci_low=lo, ci_high=hi, reps=reps))
     return pd.DataFrame(rows)
 
 
