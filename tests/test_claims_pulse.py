@@ -360,6 +360,10 @@ def test_fit_stability_regrades_a_row_that_moves_with_the_fit():
     moves = pd.concat([acc(1, [0.9, 0.95]), acc(2, [0.5, 0.55])])
     moved = PC.fit_stability([c], base, moves)[0]
     assert moved.verdict == "partly" and "moves with the fit" in moved.measured and "fit 2: not reproduced" in moved.measured
+    # the line that lists the fits' verdicts names its row and the row's verdict, on one bullet of the report
+    from paperlib.pipeline.measured import markdown
+    line = next(x for x in markdown(moved.measured) if "moves with the fit" in x)
+    assert f"(`{c.claim}`, partly)" in line and line.rstrip().endswith("graded on what holds under every fit: partly")
     # run for run only where the pool's table has keyed streams (its streams column); else other draws of the law
     assert "new draws of the same law on the other 1" in kept.measured and "on the 0 pools" in kept.measured
     keyed = PC.fit_stability([c], base.assign(streams="philox"), same)[0]

@@ -485,17 +485,18 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
         c = redecide(c, list(c.cases) + extra)
         new = c.verdict
         shown = "; ".join(f"fit {k}: {v}" for k, v in zip(fits, vs, strict=True))
+        head = f"Step 1's fit (`{c.claim}`, {new})"  # the line names its row and verdict: it lists other verdicts
         if all(v == published for v in vs):
-            note = (f"Step 1's fit: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; {methods} "
-                    f"{reps} runs each on {len(pools)} pools, {runs_are})")
+            note = (f"{head}: the same verdict under each of {len(fits)} more fit{'s' * (len(fits) > 1)} of V ({shown}; "
+                    f"{methods} {reps} runs each on {len(pools)} pools, {runs_are})")
         else:
-            note = (f"Step 1's fit: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
+            note = (f"{head}: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
                     f"{len(pools)} pools, {runs_are}; the published fit: {published})"
-                    + (f"; graded on what holds under every fit: {new}" if new != published else
-                       "; the published fit's runs allow both answers, and a fit's verdict at fewer runs does not "
-                       "overrule that" if published == Verdict.INCONCLUSIVE else
-                       "; an inconclusive fit is a loss of power at fewer runs, not a contradiction, so the verdict "
-                       "stands"))
+                    + (f", so graded on what holds under every fit: {new}" if new != published else
+                       ", and the published fit's runs allow both answers, which a fit's verdict at fewer runs does "
+                       "not overrule" if published == Verdict.INCONCLUSIVE else
+                       ", and an inconclusive fit is a loss of power at fewer runs, not a contradiction, so the "
+                       "verdict stands"))
         measured = c.measured.replace(f"; {FIT_MOVES_IT}", "")
         head, lead, tail = measured.partition(f". {NOT_REPRODUCED_LEAD}")
         out.append(replace(c, measured=f"{head}; {note}{lead}{tail}"))
