@@ -264,6 +264,26 @@ def test_variables_count_verdicts_independently():
         sync("<!-- v:nope -->1<!-- /v -->", v)
 
 
+def test_the_rows_whose_verdict_moves_with_the_fit_are_counted_from_their_cases():
+    """README's "the verdict moves with the fit on N rows" comes from the committed cases: a universal row shown on
+    every case under the published fit (fit 0) and contradicted under fit 1 (p_against 0.001 after Holm over its
+    two fit-1 cases) moves (holds alone, fails over every fit); a row the same under both fits does not."""
+    from paperlib.decide import Case
+    from paperlib.ledger import decided
+    from paperlib.pipeline.variables import fit_values
+
+    def row(cid, fit1_against):
+        cases = [Case(f"{cid}{i}", "real", p_for=0.001, p_against=0.999) for i in range(2)]
+        cases += [Case(f"{cid}{i}", "real", p_for=1 - p, p_against=p, fit=1) for i, p in enumerate(fit1_against)]
+        return decided("paperlib (race)", cid, "s", "[real] e", "m", "universal", cases)
+
+    moved, kept, alone = row("a", [0.001, 0.001]), row("b", [0.999, 0.999]), decided(
+        "paperlib (race)", "c", "s", "[real] e", "m", "universal", [Case("c", "real", p_for=0.001)])
+    assert moved.verdict != "holds" and kept.verdict == "holds"
+    v = fit_values([moved, kept, alone], "x")
+    assert (v["x_fit_rows"], v["x_fit_moved"], v["x_fit_moved_rows"]) == ("2", "1", "`a`")
+
+
 def test_methods_and_references_pages_read_the_structure_and_the_profile(tmp_path):
     """Issue 39, items 5 and 7: the substitutions and the declared reductions as tables, and links out. The values
     in the reductions table are the profile file's own (read here from the YAML, not through the builder)."""

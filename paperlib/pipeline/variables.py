@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..decide import Verdict, is_theory
-from ..ledger import summary_table
+from ..ledger import read, summary_table
 
 PAPER_KEYS = {  # ledger paper label -> the short key used in variable names
     "Zhou et al. 2025": "zhou",
@@ -80,6 +80,25 @@ def cost_values(benchmarks: Path, prefix: str) -> dict[str, str]:
     return v
 
 
+def fit_values(claims, prefix: str) -> dict[str, str]:
+    """The rows graded under more than one fit of a fitted input (PULSE's Step 1 V) and those whose verdict moves
+    with it: the verdict of the published fit's cases alone (:func:`paperlib.ledger.expected_verdict` on them)
+    against the row's, decided from the committed cases, so the README cannot say that no verdict moves when one
+    does. ``claims``: :func:`paperlib.ledger.read`'s rows."""
+    from types import SimpleNamespace
+
+    from ..ledger import expected_verdict
+
+    def published(c):  # the row as it stands, with the published fit's cases only (a Claim would refuse the verdict)
+        return SimpleNamespace(kind=c.kind, setting=c.setting, paper=c.paper, evidence=c.evidence,
+                               cases=[k for k in c.cases if k.fit == 0])
+
+    fitted = [c for c in claims if len({k.fit for k in c.cases}) > 1]
+    moved = [c.claim for c in fitted if expected_verdict(published(c)) != c.verdict]
+    return {f"{prefix}_fit_rows": str(len(fitted)), f"{prefix}_fit_moved": str(len(moved)),
+            f"{prefix}_fit_moved_rows": ", ".join(f"`{m}`" for m in moved) or "none"}
+
+
 def variables(figures: Path = Path("figures"), results: Path = Path("results")) -> dict[str, str]:
     """Every named value, for each profile folder under ``figures`` that has a ledger (and, under ``results``, the
     profile's benchmark files)."""
@@ -88,6 +107,7 @@ def variables(figures: Path = Path("figures"), results: Path = Path("results")) 
         profile = csv.parent.name
         if re.fullmatch(r"[a-z]+", profile):
             out.update(ledger_values(pd.read_csv(csv), profile))
+            out.update(fit_values(read(csv), profile))
             out.update(cost_values(Path(results) / profile / "benchmarks", profile))
     return out
 
