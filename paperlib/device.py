@@ -49,4 +49,10 @@ def made_by(rows) -> dict[str, str]:
     """What made a table's ``rows`` (a data frame): for each of :data:`MADE_BY` its distinct values joined by "; "
     (sorted; NaN left out), "" where the frame has no such column or no value in it. The one place a summary table
     joins the machines and streams of the rows it summarises."""
-    return {c: "; ".join(sorted({str(v) for v in rows[c].dropna()})) if c in rows else "" for c in MADE_BY}
+    return {c: joined(rows[c]) if c in rows else "" for c in MADE_BY}
+
+
+def joined(values) -> str:
+    """Distinct values of one :data:`MADE_BY` column (a pandas series), sorted and joined by "; ", NaN left out (an
+    aggregation for a group-by that pools blocks)."""
+    return "; ".join(sorted({str(v) for v in values.dropna()}))

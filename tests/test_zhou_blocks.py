@@ -138,3 +138,19 @@ def test_pooled_blocks_equal_the_table_of_all_repetitions():
     pd.testing.assert_series_equal(settle.settle_frac, settle_table(whole, sets[E.MAIN_METRIC], n, m).settle_frac)
     with pytest.raises(ValueError, match="listed twice"):
         E.combine_blocks(tables + tables[:1], settles)
+
+
+def test_a_block_and_its_pooled_table_record_their_machine_and_streams():
+    """Issue 74, item 3: a Figure 3 block made today names the machine and the streams on every row, and pooling
+    blocks keeps them, joining distinct machines (a block run elsewhere); blocks that record neither pool as before."""
+    from paperlib.device import describe, get_device
+
+    t, s = E.run_block(cfg(rep_block=3), "synth_tiny", 0, device="cpu", progress=False)
+    machine = describe(get_device("cpu"))
+    assert set(t.machine) == {machine} and t.streams.notna().all() and t.streams.nunique() >= 1
+    other = t.assign(machine="NVIDIA H200", block=1)
+    pooled, _ = E.combine_blocks([t, other], [s, s.assign(rep=s.rep + 3)])
+    assert set(pooled.machine) == {"; ".join(sorted({machine, "NVIDIA H200"}))}
+    assert set(pooled.streams) == set(t.streams)
+    old, _ = E.combine_blocks([t.drop(columns=["machine", "streams"])], [s])
+    assert "machine" not in old and "streams" not in old

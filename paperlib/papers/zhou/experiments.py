@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ... import data
+from ...device import MADE_BY, describe, get_device, joined
 from ...metrics import budget_to_reach, equivalence_sets, hardness_h1, precision_table, settle_table
 from ...policies import METHODS, label, parse
 from ...simulate import budgets_from_fracs, simulate
@@ -66,6 +67,7 @@ def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = Tr
     budgets = budgets_from_fracs(cfg["budget_fracs"], n, m)
     sets = equivalence_sets(mat.scores)
     tables, settles = [], []
+    machine = describe(get_device(device))  # what made the block's rows (issue 74, item 3)
     for i, method in enumerate(cfg["methods"]):
         sizes = rep_blocks(cfg, method)
         if block >= len(sizes) or (methods is not None and method not in methods):
@@ -74,6 +76,7 @@ def run_block(cfg: dict, name: str, block: int, device=None, progress: bool = Tr
                        device=device, progress=progress, **method_params(cfg, method))
         t = precision_table(res, mat.scores, sets)
         t["wall_s"], t["reps"], t["block"] = res.wall_s, res.reps, block
+        t["machine"], t["streams"] = machine, res.streams
         tables.append(t)
         s = settle_table(res, sets[MAIN_METRIC], n, m)
         s["rep"] += sum(sizes[:block])
@@ -101,13 +104,15 @@ def combine_blocks(tables, settles) -> tuple[pd.DataFrame, pd.DataFrame]:
     var = np.where(r > 1, (t["se"].fillna(0.0) ** 2) * r, 0.0)  # each block's variance (ddof = 1)
     t = t.assign(_s=t["value"] * r, _q=(r - 1) * var + r * t["value"] ** 2)
     g = t.groupby(keys, sort=False)
+    made = [c for c in MADE_BY if c in t]  # blocks made before 2026-12-05 record neither
     out = g.agg(_s=("_s", "sum"), _q=("_q", "sum"), reps=("reps", "sum"), wall_s=("wall_s", "sum"),
-                H1=("H1", "first"), n=("n", "first"), m=("m", "first")).reset_index()
+                H1=("H1", "first"), n=("n", "first"), m=("m", "first"),
+                **{c: (c, joined) for c in made}).reset_index()
     n_ = out["reps"].astype(float)
     out["value"] = out["_s"] / n_
     pooled = np.where(n_ > 1, (out["_q"] - n_ * out["value"] ** 2) / np.maximum(n_ - 1, 1), np.nan)
     out["se"] = np.sqrt(np.clip(pooled, 0.0, None) / n_)
-    cols = keys + ["value", "se", "wall_s", "reps", "H1", "n", "m"]
+    cols = keys + ["value", "se", "wall_s", "reps", "H1", "n", "m"] + made
     settle = pd.concat(list(settles), ignore_index=True).sort_values(["method", "rep"], kind="stable", ignore_index=True)
     if settle.duplicated(["method", "rep"]).any():
         raise ValueError("a repetition appears in two blocks")
