@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from ..device import MADE_BY
-from ..device import made_by as columns_made_by
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,6 +65,10 @@ def made_by(path: Path, table: pd.DataFrame | None = None, root: Path = paths.RO
     except (OSError, subprocess.SubprocessError):
         out = ""
     bits = [f"commit {out}" if out else "not committed here"]
+    # Here, not at the top: the CLI imports this module and its --version/--help must not import torch.
+    from ..device import MADE_BY
+    from ..device import made_by as columns_made_by
+
     for col, vals in (columns_made_by(table) if table is not None else dict.fromkeys(MADE_BY, "")).items():
         bits.append(f"{col} {vals.replace('; ', ', ')}" if vals else f"no {col} recorded")
     return ", ".join(bits)
