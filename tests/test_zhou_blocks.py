@@ -154,3 +154,22 @@ def test_a_block_and_its_pooled_table_record_their_machine_and_streams():
     assert set(pooled.streams) == set(t.streams)
     old, _ = E.combine_blocks([t.drop(columns=["machine", "streams"])], [s])
     assert "machine" not in old and "streams" not in old
+
+
+@pytest.mark.slow
+def test_figure4_tables_record_their_machine_and_streams():
+    """Issue 74, item 3: Figure 4's ablation and Sec. 4.5's timing runs name, on every row, the machine and the
+    streams that made them (the smoke profile's ablation, cut to one factor value each so that it runs in seconds)."""
+    import yaml
+
+    from paperlib.device import describe, get_device
+
+    z = yaml.safe_load(open("paperlib/config/smoke.yaml"))["zhou"]
+    ab = {**z["ablation"], **{f: z["ablation"][f][:1] for f in ("batch_size", "ensemble", "eta", "warmup_frac", "rank")},
+          "time_runs": 1}
+    c = {**z, "seed": 0, "ablation": ab}
+    machine = describe(get_device("cpu"))
+    for t in (E.run_ablation(c, "synth_tiny", device="cpu", progress=False),
+              E.run_batch_timing(c, "synth_tiny", device="cpu", progress=False)):
+        assert set(t.machine) == {machine}
+        assert t.streams.notna().all() and (t.streams.str.len() > 0).all()

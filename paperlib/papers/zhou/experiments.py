@@ -192,11 +192,13 @@ def run_ablation(cfg: dict, name: str, device=None, progress: bool = True) -> pd
         for value in ab[factor]:
             runs.append((factor, value, "ucbe-lrf", {factor: value}))
     rows = []
+    machine = describe(get_device(device))  # what made the rows (issue 74, item 3)
     for j, (factor, value, method, override) in enumerate(runs):
         res = simulate(method, mat, budgets, reps=int(ab["reps"]), seed=cfg["seed"] + 17 * j, device=device,
                        progress=progress, **{**base, **override})
         t = precision_table(res, mat.scores, sets)
         t["factor"], t["setting"], t["wall_s"], t["reps"] = factor, str(value), res.wall_s, int(ab["reps"])
+        t["machine"], t["streams"] = machine, res.streams
         rows.append(t)
     return pd.concat(rows, ignore_index=True)
 
@@ -216,12 +218,14 @@ def run_batch_timing(cfg: dict, name: str, device=None, progress: bool = True) -
     sets = equivalence_sets(mat.scores)
     reps = int(ab.get("time_reps", BATCH_TIME_REPS))
     rows = []
+    machine = describe(get_device(device))  # what made the rows (issue 74, item 3)
     for k in range(int(ab.get("time_runs", BATCH_TIME_RUNS))):
         for b in BATCH_TIME_SIZES:
             res = simulate("ucbe-lrf", mat, budgets, reps=reps, seed=cfg["seed"] + 1009 * (k + 1) + b, device=device,
                            progress=progress, **{**base, "batch_size": b, "refit_growth": 0.0})
             t = precision_table(res, mat.scores, sets)
             t["factor"], t["setting"], t["run"], t["wall_s"], t["reps"] = "batch_time", str(b), k, res.wall_s, reps
+            t["machine"], t["streams"] = machine, res.streams
             rows.append(t)
     return pd.concat(rows, ignore_index=True)
 
