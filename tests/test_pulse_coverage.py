@@ -152,5 +152,25 @@ def test_coverage_in_blocks_is_the_coverage_of_one_batch(tmp_path):
     keep = [c for c in a.columns if c != "runs_any_ci"]
     pd.testing.assert_frame_equal(a[keep], b[keep])
     pd.testing.assert_frame_equal(ra, rb)
+    # issue 74, item 3: each block's file names the machine that made it, and the pool's summary names its machines
+    from paperlib.device import describe
+    from paperlib.keyed import STREAMS
+
+    here = describe(torch.device("cpu"))
+    assert set(cells.machine) == {here} and set(a.machine) == {here} and set(a.streams) == {STREAMS}
+    two = pd.concat([cells[cells.run < 4], cells[cells.run >= 4].assign(machine="NVIDIA H200")], ignore_index=True)
+    assert set(pool_coverage_from_cells(blocked, pool, two)[0].machine) == {f"NVIDIA H200; {here}"}
     with pytest.raises(ValueError, match="do not hold runs 0..9"):
         pool_coverage_from_cells(blocked, pool, cells[cells.run >= 4])
+
+
+def test_a_block_saved_before_the_machine_column_still_loads(tmp_path):
+    """Blocks committed before 2026-12-05 store only pool and data in their meta; they load, without a machine."""
+    from paperlib.papers.pulse.coverage import KINDS, load_cells
+
+    np.savez_compressed(tmp_path / "old.npz", kinds=np.asarray(KINDS), kind=np.zeros(2, np.int8),
+                        budget=np.array([10, 20]), run=np.zeros(2, np.int32), model=np.arange(2, dtype=np.int32),
+                        K=np.ones(2, np.int32), err=np.zeros(2), V=np.ones(2), lam=np.ones(2), n_examples=5,
+                        meta=np.asarray(["bench1-full", "real"]))
+    cells = load_cells(tmp_path / "old.npz")
+    assert "machine" not in cells and list(cells.pool.unique()) == ["bench1-full"] and list(cells.kind) == [KINDS[0]] * 2

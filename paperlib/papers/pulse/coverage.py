@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from ...data.pools import PoolInstance
-from ...device import get_device
+from ...device import describe, get_device, joined
 from ...keyed import STREAMS, RunBlock
 from ...lowrank import fit_factors
 from ...policies.pulse import PULSE, DoublyRobust
@@ -225,7 +225,7 @@ def pool_coverage(cfg: dict, pool: str, device=None) -> tuple[pd.DataFrame, pd.D
     """
     fitted = pool_factors(cfg, pool, get_device(device))
     cells = pd.concat([run_coverage(cfg, pool, k, device, fitted) for k in KINDS], ignore_index=True)
-    return pool_coverage_from_cells(cfg, pool, cells)
+    return pool_coverage_from_cells(cfg, pool, cells.assign(machine=describe(get_device(device))))
 
 
 #: the columns of a coverage block's cells (one row per kind, run, model and checkpoint)
@@ -236,27 +236,29 @@ def coverage_block(cfg: dict, pool: str, block: int, fit: dict | None = None, de
     """One block of the coverage runs on ``pool``, every kind of predictions: the cells before Theorem 1's radius
     (which needs every run: :func:`pool_coverage_from_cells`)."""
     fitted = pool_factors(cfg, pool, get_device(device), fit)
-    return pd.concat([run_coverage(cfg, pool, k, device, fitted, block=block) for k in KINDS], ignore_index=True)
+    cells = pd.concat([run_coverage(cfg, pool, k, device, fitted, block=block) for k in KINDS], ignore_index=True)
+    return cells.assign(machine=describe(get_device(device)))  # what made the block (issue 74, item 3)
 
 
 def save_cells(path, cells: pd.DataFrame) -> None:
     """A block's cells as compressed arrays (about a million rows a block: a CSV would be slow and large)."""
-    meta = {c: str(cells[c].iloc[0]) for c in ("pool", "data")}
+    meta = {c: str(cells[c].iloc[0]) for c in ("pool", "data", "machine") if c in cells}
     np.savez_compressed(path, kinds=np.asarray(KINDS), kind=cells.kind.map(KINDS.index).to_numpy(np.int8),
                         budget=cells.budget.to_numpy(np.int64), run=cells.run.to_numpy(np.int32),
                         model=cells.model.to_numpy(np.int32), K=cells.K.to_numpy(np.int32),
                         err=cells.err.to_numpy(np.float64), V=cells.V.to_numpy(np.float64),
                         lam=cells.lam.to_numpy(np.float64), n_examples=int(cells.n_examples.iloc[0]),
-                        meta=np.asarray([meta["pool"], meta["data"]]))
+                        meta=np.asarray(list(meta.values())))
 
 
 def load_cells(path) -> pd.DataFrame:
     with np.load(path, allow_pickle=False) as z:
         kinds = [str(k) for k in z["kinds"]]
-        pool, data = (str(x) for x in z["meta"])
-        return pd.DataFrame({"pool": pool, "data": data, "kind": np.asarray(kinds)[z["kind"]], "budget": z["budget"],
-                             "run": z["run"], "model": z["model"], "K": z["K"], "err": z["err"], "V": z["V"],
-                             "n_examples": int(z["n_examples"]), "lam": z["lam"]})
+        meta = [str(x) for x in z["meta"]]  # pool, data and (blocks made since 2026-12-05) the machine
+        cells = pd.DataFrame({"pool": meta[0], "data": meta[1], "kind": np.asarray(kinds)[z["kind"]],
+                              "budget": z["budget"], "run": z["run"], "model": z["model"], "K": z["K"], "err": z["err"],
+                              "V": z["V"], "n_examples": int(z["n_examples"]), "lam": z["lam"]})
+        return cells.assign(machine=meta[2]) if len(meta) > 2 else cells
 
 
 def pool_coverage_from_cells(cfg: dict, pool: str, cells: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -271,8 +273,9 @@ def pool_coverage_from_cells(cfg: dict, pool: str, cells: pd.DataFrame) -> tuple
     cells = pd.concat([add_radius(cells[cells.kind == k].reset_index(drop=True), float(b["delta"])) for k in KINDS],
                       ignore_index=True)
     seed = int(cfg["seed"]) + 1000 * list(b["pools"]).index(pool)
-    # PULSE draws from keyed streams (paperlib.keyed): a table says which streams made it
-    return violation_summary(cells, seed=seed).assign(streams=STREAMS), ratio_stats(cells)
+    # PULSE draws from keyed streams (paperlib.keyed): a table says which streams and machine(s) made it
+    made = {"machine": joined(cells.machine)} if "machine" in cells else {}
+    return violation_summary(cells, seed=seed).assign(streams=STREAMS, **made), ratio_stats(cells)
 
 
 def coverage_checks(cfg: dict, pools: list[str], device=None) -> tuple[pd.DataFrame, pd.DataFrame]:
