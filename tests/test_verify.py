@@ -74,3 +74,22 @@ def test_a_new_race_block_records_its_machine_and_streams(data_dir):
     machine = describe(get_device(None))
     assert set(t.machine) == {machine} and set(t.streams) == {STREAMS}
     assert f"machine {machine}, streams {STREAMS}" in V.made_by(ROOT / "README.md", t)
+
+
+@pytest.mark.slow
+def test_certified_search_with_a_prior_is_reproduced_and_a_changed_run_is_seen(tmp_path, data_dir):
+    """Search's committed runs with a prior (one table, checked per matrix): run 0 of each of the four prior kinds
+    rerun alone is the committed run; the table with one run's calls changed is DIFFERENT, naming the prior kind."""
+    cfg = {**paper_config(load_config("paper"), "search"), "profile": "paper"}
+    runs = ROOT / "results" / "paper" / "search" / "prior_runs.csv.gz"
+    (c,) = V.verify_search(cfg, runs.parent.parent, names=["livecodebench_gen_45"], log=print)
+    assert c.status == V.SAME and c.methods == 4, c.line()
+    assert "[livecodebench_gen_45]" in c.table and "streams keyed-splitmix64-v1" in c.made_by
+    t = pd.read_csv(runs)
+    i = t.index[(t.dataset == "livecodebench_gen_45") & (t.prior == "shuffled") & (t.rep == 0)][0]
+    t.loc[i, "calls"] += 1
+    (tmp_path / "search").mkdir()
+    t.to_csv(tmp_path / "search" / "prior_runs.csv.gz", index=False)
+    (c,) = V.verify_search(cfg, tmp_path, names=["livecodebench_gen_45"], log=print)
+    assert c.status == V.DIFFERENT and c.differ == ["shuffled: calls differs at 1 of 1 rows"], c.line()
+    assert V.verify_search(cfg, tmp_path / "nothing") == []  # no table of runs with a prior: nothing to check

@@ -1,6 +1,7 @@
 """Every committed per-run table is what today's code makes (issue 74, item 3): ``paperlib verify``.
 
-For each committed table of runs (a PULSE pool's blocks, a race matrix's blocks, a ROBIN cell), the first run of
+For each committed table of runs (a PULSE pool's blocks, a race matrix's blocks, a ROBIN cell, certified search's
+runs with a prior), the first run of
 every method is rerun alone with today's code -- the table's keyed streams make run 0 of a batch exactly run 0 run
 alone (``simulate``'s and ``run_judge``'s ``first_run``) -- and compared with the committed rows: picks and
 correctness exactly, estimates (ROBIN's WCE and MAE) to 1e-12 relative (a CSV's text round trip), the run seed
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 #: exit statuses of :func:`main`
 SAME, DIFFERENT, NOT_COMPARED = 0, 1, 3
 #: what :func:`verify` can check, in the order it checks them
-FAMILIES = ("race", "robin", "pulse")
+FAMILIES = ("race", "robin", "pulse", "search")
 
 
 @dataclass
@@ -197,6 +198,11 @@ def verify_pulse(cfg: dict, results: Path, names=None, log=print, device=None) -
 NOT_PER_RUN = {
     "zhou/fig3, zhou/fig4": "their blocks hold means over a block's runs, not runs: the first run cannot be compared "
                             "alone (a whole block can be rerun through its rule)",
+    "pulse/coverage": "each pool's summary holds rates over all its runs; the cells of its blocks (about a million "
+                      "rows a block) are temporary, so a pool is rerun whole through pulse_coverage_pool",
+    "pulse/cv": "Step 1's cross-validation losses over its grid, not runs of a bandit: rerun through pulse_cv_pool",
+    "search certified": "figures/<profile>/search_certified.csv summarises runs whose table (certified_runs.csv) is "
+                        "not committed: rerun through search_block and search_certified",
 }
 
 
@@ -215,9 +221,42 @@ def verify(profile: str = "paper", families=FAMILIES, results: Path | None = Non
     out = []
     for fam in families:
         part = {**paper_config(cfg, fam if fam != "race" else "race"), "profile": profile}
-        fn = {"race": verify_race, "robin": verify_robin, "pulse": verify_pulse}[fam]
-        kw = {"device": device} if fam == "pulse" else {}
+        fn = {"race": verify_race, "robin": verify_robin, "pulse": verify_pulse, "search": verify_search}[fam]
+        kw = {"device": device} if fam in ("pulse", "search") else {}
         out += fn(part, res, names=names, log=log, **kw)
+    return out
+
+
+def verify_search(cfg: dict, results: Path, names=None, log=print, device=None) -> list[Check]:
+    """Certified search with a prior (``search/prior_runs.csv.gz``), each matrix: run 0 of each prior kind rerun alone
+    (:func:`paperlib.beyond.search.experiments.prior_runs_of` with ``first_run=0``, one run): calls, certification
+    and the pick exactly, the bound and R^2 to 1e-12 relative."""
+    import pandas as pd
+
+    from ..beyond.search import experiments as E
+
+    path = Path(results) / "search" / "prior_runs.csv.gz"
+    if not path.is_file():
+        return []
+    table = pd.read_csv(path)
+    p, out = cfg["prior"], []
+    for name in names or list(dict.fromkeys(table.dataset)):
+        committed = table[table.dataset == name]
+        if committed.empty:
+            continue
+        c = Check(f"{_shown(path)} [{name}]", made_by(path, committed))
+        if not _keyed(committed):
+            c.skipped = "no keyed streams: its runs cannot be rerun alone"
+        else:
+            ours = E.prior_runs_of(name, 1, float(cfg["delta"]), int(p["candidates"]), int(cfg["seed"]), device,
+                                   first_run=0)
+            first = committed[committed.rep == 0]
+            c.methods = len(set(first.prior))
+            c.differ = [d for k in sorted(set(first.prior) | set(ours.prior)) if (d := _compare(
+                k, ours[ours.prior == k], first[first.prior == k], ["rep"], ["calls", "certified", "right"],
+                ["frac", "bound", "r2"]))]
+        log(c.line())
+        out.append(c)
     return out
 
 
@@ -244,7 +283,8 @@ def run(args) -> int:
 
 
 DESCRIPTION = ("Rerun, with today's code, run 0 of every method of every committed per-run table (PULSE pools, the "
-               "race's matrices, ROBIN's cells) alone -- keyed streams make it exactly the committed run -- and "
+               "race's matrices, ROBIN's cells, certified search with a prior) alone -- keyed streams make it exactly the "
+               "committed run -- and "
                "compare picks and estimates; one line per table with the commit, machine and streams that made it. "
                "Exit 0 if every compared table is reproduced, 1 if one differs, 3 if some could not be compared.")
 
