@@ -735,3 +735,20 @@ def test_an_extra_fit_runs_the_pools_runs_with_only_v_changed(tmp_path):
     read = E.read_fit_blocks(sorted(tmp_path.glob("*.csv.gz")))
     acc = E.fit_accuracy(cfg, pd.concat([pool_runs.assign(pool=pool), read]))
     assert set(acc.pool) == {pool} and set(acc.fit) == {0, 1} and acc.reps.eq(4).all()
+
+
+@pytest.mark.slow
+def test_a_cross_validation_table_records_what_made_it_and_is_the_same_when_rerun(data_dir):
+    """Issue 74, item 3: Step 1's cross-validation table of a pool names the machine and its seeded generators on
+    every row, and the same call again gives the same losses and choice (the generators are seeded, not shared)."""
+    from paperlib.device import describe, get_device
+    from paperlib.lowrank.logistic import CV_STREAMS
+    from paperlib.papers.pulse import experiments as E
+    from paperlib.pipeline.config import smoke_config
+
+    cfg = smoke_config("pulse")
+    pool = E.cv_pools(cfg)[0]
+    a, b = E.cv_pool_table(cfg, pool), E.cv_pool_table(cfg, pool)
+    assert set(a.machine) == {describe(get_device(None))} and set(a.streams) == {CV_STREAMS}
+    assert a.chosen.sum() == 1 and len(a) == len(cfg["cv"]["ranks"]) * len(cfg["cv"]["lams"]) * len(cfg["cv"]["lrs"])
+    pd.testing.assert_frame_equal(a, b)

@@ -178,6 +178,12 @@ def dense_refit_is_cheaper(n: int, m: int, rank: int, c: int) -> bool:
     return 22.0 * c > (1.3 + 0.019 * rank) * n * m
 
 
+#: what draws :func:`cross_validate`'s randomness (a table's ``streams``, issue 74, item 3): the folds from numpy's
+#: default generator at ``seed``, each fold's initial factors from a torch generator at ``seed + fold`` (seeded
+#: generators, not :mod:`paperlib.keyed` streams: a cross-validation is one computation, not runs of a batch)
+CV_STREAMS = "seeded: numpy default_rng(seed) folds, torch Generator(seed + fold) inits"
+
+
 def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0, device=None) -> tuple[FitConfig, list[dict]]:
     """5-fold cross-validation over entries with the 1-SE rule.
 

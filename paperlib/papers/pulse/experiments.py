@@ -444,10 +444,14 @@ def cv_pools(cfg: dict) -> list[str]:
 
 
 def cv_pool_table(cfg: dict, pool: str) -> pd.DataFrame:
-    """Step 1 cross-validation on the train split of one pool (one job of the workflow)."""
+    """Step 1 cross-validation on the train split of one pool (one job of the workflow); ``machine`` and ``streams``
+    say what made it (issue 74, item 3: :data:`paperlib.lowrank.logistic.CV_STREAMS`)."""
+    from ...lowrank.logistic import CV_STREAMS
+
     inst = build_instance(cfg, pool)
     _, table = select_hyperparameters(cfg, inst, parse_pool(pool)[0])
-    return table.assign(pool=pool, kind=inst.test.kind, split_seed=inst.seed)
+    return table.assign(pool=pool, kind=inst.test.kind, split_seed=inst.seed, machine=describe(get_device(None)),
+                        streams=CV_STREAMS)
 
 
 def cv_table(cfg: dict) -> pd.DataFrame:
