@@ -93,3 +93,14 @@ def test_certified_search_with_a_prior_is_reproduced_and_a_changed_run_is_seen(t
     (c,) = V.verify_search(cfg, tmp_path, names=["livecodebench_gen_45"], log=print)
     assert c.status == V.DIFFERENT and c.differ == ["shuffled: calls differs at 1 of 1 rows"], c.line()
     assert V.verify_search(cfg, tmp_path / "nothing") == []  # no table of runs with a prior: nothing to check
+
+
+def test_a_notebook_shows_what_made_a_table_once_above_it(capsys):
+    """``nb.shown``: the machine and streams printed once (distinct values joined), the table without those columns;
+    a table that records neither is shown whole with no line."""
+    from paperlib.pipeline import notebook as nb
+
+    t = pd.DataFrame({"x": [1, 2, 3], "machine": ["A", "B", "A"], "streams": ["s", "s", None]})
+    out = nb.shown(t)
+    assert list(out.columns) == ["x"] and capsys.readouterr().out == "made by: machine A, B; streams s\n"
+    assert nb.shown(t[["x"]]).equals(t[["x"]]) and capsys.readouterr().out == ""

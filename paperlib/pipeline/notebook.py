@@ -159,6 +159,18 @@ def tables() -> None:
                                                                             max_rows=30)))
 
 
+def shown(df):
+    """``df`` as a notebook shows it: what made it (its ``machine`` and ``streams`` columns, joined by
+    :func:`paperlib.device.made_by`) printed once above the table, and the table without those columns, which repeat
+    one long value on every row."""
+    from ..device import MADE_BY, made_by
+
+    made = {k: v for k, v in made_by(df).items() if v}
+    if made:
+        print("made by: " + "; ".join(f"{k} {v.replace('; ', ', ')}" for k, v in made.items()))
+    return df.drop(columns=[c for c in MADE_BY if c in df])
+
+
 def output(path, default: str) -> Path:
     """``path`` (its folder created), or ``default`` inside a per-session temporary folder when ``path`` is None."""
     global _scratch
