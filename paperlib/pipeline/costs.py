@@ -177,7 +177,9 @@ def read_dag_jobs(folder) -> dict[str, int]:
 
 def read_estimates(folder) -> dict[str, dict]:
     """``estimates.yaml``: {rule: {cpu_h, longest_min, source}} for rules whose jobs were timed without a benchmark
-    file (the whole rule's CPU hours in the profile, its longest job, and where the number comes from)."""
+    file (the whole rule's CPU hours in the profile, its longest job, and where the number comes from), or {rule:
+    {unmeasured_cpu_h_each, longest_min, source}} for a rule some of whose jobs are measured but whose unmeasured ones
+    are known to cost far more than the measured mean (each unmeasured job's CPU hours, the longest of them)."""
     import yaml
 
     path = Path(folder) / ESTIMATES
@@ -185,8 +187,9 @@ def read_estimates(folder) -> dict[str, dict]:
         return {}
     est = yaml.safe_load(path.read_text()) or {}
     for rule, e in est.items():
-        if not {"cpu_h", "longest_min", "source"} <= set(e):
-            raise ValueError(f"{path}: {rule} needs cpu_h, longest_min and source")
+        if not ({"cpu_h", "longest_min", "source"} <= set(e) or {"unmeasured_cpu_h_each", "longest_min", "source"}
+                <= set(e)):
+            raise ValueError(f"{path}: {rule} needs cpu_h (or unmeasured_cpu_h_each), longest_min and source")
     return est
 
 
@@ -200,12 +203,18 @@ def rerun_cost(jobs: pd.DataFrame, dag: dict[str, int], estimates: dict[str, dic
     for rule, n in dag.items():
         mine = jobs[jobs.rule == rule] if not jobs.empty else jobs
         k = len(mine)
-        if k:
+        each = estimates.get(rule, {}).get("unmeasured_cpu_h_each")
+        if k and n > k and each is not None:  # the unmeasured jobs cost far more than the measured ones
+            e, extra = estimates[rule], (n - k) * float(each) * 3600
+            rows.append((rule, n, k, (mine.cpu_s.sum() + extra) / 3600, (mine.wall_s.sum() + extra) / 3600,
+                         max(mine.wall_s.max() / 60, float(e["longest_min"])),
+                         f"{k} measured, {n - k} at an estimate of {float(each):.2f} CPU h each: {e['source']}"))
+        elif k:
             work = mine.wall_s.sum() + (n - k) * mine.wall_s.mean() if n > k else mine.wall_s.sum()
             cpu = mine.cpu_s.sum() + max(n - k, 0) * mine.cpu_s.mean()
             basis = "measured" if k >= n else f"{k} measured, {n - k} at their mean"
             rows.append((rule, n, k, cpu / 3600, work / 3600, mine.wall_s.max() / 60, basis))
-        elif rule in estimates:
+        elif rule in estimates and "cpu_h" in estimates[rule]:
             e = estimates[rule]
             rows.append((rule, n, 0, float(e["cpu_h"]), float(e["cpu_h"]), float(e["longest_min"]),
                          f"estimate: {e['source']}"))
@@ -235,11 +244,14 @@ def rerun_markdown(folder, cores=(2, 16, 64)) -> list[str]:
     known = cost.dropna(subset=["cpu_h"])
     unknown = cost[cost.cpu_h.isna()]
     est = cost[cost.basis.str.startswith("estimate")]
+    partly = cost[cost.basis.str.contains("at an estimate")]
     lines = ["### `make reproduce` from nothing", "",
              f"The DAG of this profile runs {cost.jobs.sum()} jobs ({DAG_JOBS}, from Snakemake's dry run); "
              f"{cost.measured.sum()} have a benchmark file. Charging each rule's unmeasured jobs its measured jobs' "
-             f"mean, and the {len(est)} rules with none measured what `{ESTIMATES}` records of their jobs timed "
-             "without one (an estimate, marked so), a rerun from nothing costs "
+             f"mean (where `{ESTIMATES}` says they cost far more, its estimate: "
+             + (", ".join(f"`{r}`" for r in partly.rule) or "none") + f"), and the {len(est)} rules with none "
+             f"measured what `{ESTIMATES}` records of their jobs timed without one (an estimate, marked so), a rerun "
+             "from nothing costs "
              + ("at least " if len(unknown) else "")
              + f"**{known.cpu_h.sum():.1f} CPU hours**"
              + (f" ({', '.join(f'`{r}`' for r in unknown.rule)}: no number yet, left out)" if len(unknown) else "")
