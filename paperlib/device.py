@@ -31,14 +31,31 @@ def make_generator(seed: int, device: torch.device) -> torch.Generator:
     return gen
 
 
+def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
+    """The CPU's model name as Linux reports it ("" where it cannot be read): the same code can round floats
+    differently on another CPU (its BLAS kernels differ), so a table's machine names it (2026-12-07: Theorem 1's
+    alpacaeval2-full table rerun with the same code path and keyed streams differed from the one of 2026-12-01 in
+    the 7th digit, and the CPU that made the old one was not recorded)."""
+    try:
+        with open(cpuinfo) as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def describe(dev: torch.device) -> str:
-    """One line naming the machine a benchmark ran on."""
+    """One line naming the machine a benchmark ran on: the GPU's name, or the CPU's model (else its architecture),
+    its cores and the torch threads."""
     import os
     import platform
 
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
+    cpu = cpu_model() or platform.processor() or platform.machine()
+    return f"{cpu} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
 
 
 #: the columns in which a result table records what made each row (issue 74, item 3)

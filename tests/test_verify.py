@@ -104,3 +104,18 @@ def test_a_notebook_shows_what_made_a_table_once_above_it(capsys):
     out = nb.shown(t)
     assert list(out.columns) == ["x"] and capsys.readouterr().out == "made by: machine A, B; streams s\n"
     assert nb.shown(t[["x"]]).equals(t[["x"]]) and capsys.readouterr().out == ""
+
+
+def test_the_machine_names_the_cpu_model(tmp_path):
+    """A table's machine names the CPU model from /proc/cpuinfo (another CPU may round differently), and falls back
+    to the architecture where there is none."""
+    import torch
+
+    from paperlib import device
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14\nflags\t: fpu\n")
+    assert device.cpu_model(str(info)) == "AMD EPYC 9B14"
+    assert device.cpu_model(str(tmp_path / "absent")) == ""
+    here = device.describe(torch.device("cpu"))
+    assert here.endswith(f"cores, torch threads {torch.get_num_threads()}") and (device.cpu_model() or "x") in here
