@@ -249,9 +249,9 @@ def rerun_markdown(folder, cores=(2, 16, 64)) -> list[str]:
              f"The DAG of this profile runs {cost.jobs.sum()} jobs ({DAG_JOBS}, from Snakemake's dry run); "
              f"{cost.measured.sum()} have a benchmark file. Charging each rule's unmeasured jobs its measured jobs' "
              f"mean (where `{ESTIMATES}` says they cost far more, its estimate: "
-             + (", ".join(f"`{r}`" for r in partly.rule) or "none") + f"), and the {len(est)} rule{'s' * (len(est) != 1)} with none "
-             f"measured what `{ESTIMATES}` records of their jobs timed without one (an estimate, marked so), a rerun "
-             "from nothing costs "
+             + (", ".join(f"`{r}`" for r in partly.rule) or "none")
+             + f"), and the {len(est)} rule{'s' * (len(est) != 1)} with none measured what `{ESTIMATES}` records "
+             "of their jobs timed without one (an estimate, marked so), a rerun from nothing costs "
              + ("at least " if len(unknown) else "")
              + f"**{known.cpu_h.sum():.1f} CPU hours**"
              + (f" ({', '.join(f'`{r}`' for r in unknown.rule)}: no number yet, left out)" if len(unknown) else "")

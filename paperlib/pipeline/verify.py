@@ -1,9 +1,8 @@
 """Every committed per-run table is what today's code makes (issue 74, item 3): ``paperlib verify``.
 
 For each committed table of runs (a PULSE pool's blocks, a race matrix's blocks, a ROBIN cell, certified search's
-runs with a prior), the first run of
-every method is rerun alone with today's code -- the table's keyed streams make run 0 of a batch exactly run 0 run
-alone (``simulate``'s and ``run_judge``'s ``first_run``) -- and compared with the committed rows: picks and
+runs with a prior), the first run of every method is rerun alone with today's code -- the table's keyed streams make
+run 0 of a batch exactly run 0 run alone (``simulate``'s and ``run_judge``'s ``first_run``) -- and compared with the committed rows: picks and
 correctness exactly, estimates (ROBIN's WCE and MAE) to 1e-12 relative (a CSV's text round trip), the run seed
 exactly. One line per table says what it was made by (the commit that last wrote it, from git; its ``machine`` and
 ``streams`` columns where it has them) and whether today's code reproduces it, so a table that today's code no
