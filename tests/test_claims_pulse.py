@@ -268,7 +268,7 @@ def test_step3_lambda_near_zero_rows_grade_the_statement_and_name_the_failing_re
     out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
     paper = out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
     assert paper.paper == PC.PAPER and paper.verdict == "partly"
-    assert "the reading that fails is the authors' code's" in paper.evidence and "(fails)" in paper.measured
+    assert "the reading that fails is the authors' code's" in paper.evidence and "(graded fails in its own row)" in paper.measured
     assert out["pulse-step-3-lambda-near-zero-authors-code"].verdict == "fails"
 
 
@@ -363,7 +363,7 @@ def test_fit_stability_regrades_a_row_that_moves_with_the_fit():
     # the line that lists the fits' verdicts names its row and the row's verdict, on one bullet of the report
     from paperlib.pipeline.measured import markdown
     line = next(x for x in markdown(moved.measured) if "moves with the fit" in x)
-    assert f"(`{c.claim}`, partly)" in line and line.rstrip().endswith("graded on what holds under every fit: partly")
+    assert f"(`{c.claim}`, partly)" in line and line.rstrip().endswith("graded on the fits together: partly")
     # run for run only where the pool's table has keyed streams (its streams column); else other draws of the law
     assert "new draws of the same law on the other 1" in kept.measured and "on the 0 pools" in kept.measured
     keyed = PC.fit_stability([c], base.assign(streams="philox"), same)[0]

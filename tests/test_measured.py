@@ -110,3 +110,25 @@ def test_angle_brackets_show_as_written():
 @pytest.mark.parametrize("text", ["", "one sentence only", "a || b"])
 def test_markdown_of_plain_text_is_bullets(text):
     assert all(line.startswith("  - ") for line in markdown(text))
+
+
+# where a verdict word may stand in a measurement: as the verdict of a named fit, row or reading, never as a word of
+# the description ("the inequality holds at 100% of points" reads as a second verdict of the row)
+VERDICT_LABEL = r"(?:fit \d+: |published fit: |fits together: |`[\w.-]+`, |graded )"
+
+
+def descriptive_verdict_words(measured: str) -> list[str]:
+    """The verdict words of a measurement that no label names as a verdict, each with its context."""
+    text = str(measured)
+    return [text[max(0, m.start() - 40):m.end() + 20] for m in re.finditer(rf"\b(?:{VERDICTS}|hold|fail)\b", text)
+            if not re.search(rf"{VERDICT_LABEL}$", text[:m.start()])]
+
+
+def test_a_measurement_uses_verdict_words_only_as_named_verdicts():
+    assert descriptive_verdict_words("fit 1: holds; fit 2: partly; the published fit: holds") == []
+    assert descriptive_verdict_words("Step 1's fit (`pulse-x`, partly); graded fails in its own row") == []
+    assert descriptive_verdict_words("the inequality holds at 100% of points") == [
+        "the inequality holds at 100% of points"]
+    claims = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
+    found = {c.claim: descriptive_verdict_words(c.measured) for c in claims.itertuples()}
+    assert not {k: v for k, v in found.items() if v}

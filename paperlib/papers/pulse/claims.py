@@ -492,11 +492,11 @@ def fit_stability(claims: list[Claim], runs: pd.DataFrame, acc: pd.DataFrame,
         else:
             note = (f"{head}: the verdict moves with the fit of V ({shown}; {methods} {reps} runs each on "
                     f"{len(pools)} pools, {runs_are}; the published fit: {published})"
-                    + (f", so graded on what holds under every fit: {new}" if new != published else
+                    + (f", so graded on the fits together: {new}" if new != published else
                        ", and the published fit's runs allow both answers, which a fit's verdict at fewer runs does "
                        "not overrule" if published == Verdict.INCONCLUSIVE else
-                       ", and an inconclusive fit is a loss of power at fewer runs, not a contradiction, so the "
-                       "verdict stands"))
+                       ", and a fit whose intervals allow both answers is a loss of power at fewer runs, not a "
+                       "contradiction, so the verdict stands"))
         measured = c.measured.replace(f"; {FIT_MOVES_IT}", "")
         head, lead, tail = measured.partition(f". {NOT_REPRODUCED_LEAD}")
         out.append(replace(c, measured=f"{head}; {note}{lead}{tail}"))
@@ -739,9 +739,9 @@ def lemma2_claims(r: dict) -> list[Claim]:
         "printed inequality binds only at K = 1, where its two sides are equal, and has slack for K > 1 of about "
         "(n - K) / (n K) relative by an independent derivation (issue 57), so no population can violate it; excludes "
         "our error: exact finite-population computation, and the two sides are equal at K = 1 as they must be",
-        (f"the inequality holds at {literal:.1%} of (run, step) points; largest left / right {r['literal_worst']:.3f} "
+        (f"the inequality is met at {literal:.1%} of (run, step) points; largest left / right {r['literal_worst']:.3f} "
          f"(at K = 1: {r['literal_k1']:.6f}). Not graded: the per-step identity min_lambda Var(S - lambda S_hat | F) = "
-         f"(1 - rho^2) Var(S | F), which holds by construction, at {r['star_within_bound']:.1%} of points; the "
+         f"(1 - rho^2) Var(S | F), an identity by construction, met at {r['star_within_bound']:.1%} of points; the "
          "unconditional Monte Carlo variance of mu_hat over that of the observation-only mean (95% bootstrap "
          "interval) vs the run-average of 1 - rho_t^2: " + _curve_text(c, "ratio_star", "bound")
          if literal is not None else "the inequality as printed was not computed by this run of the checker"),
@@ -855,7 +855,7 @@ def _lambda_text(g: pd.DataFrame) -> str:
     """Whether the predictions were exercised in these runs: the lambda that weighted them (0 = not used)."""
     if "lam_mean" not in g or not np.isfinite(g.lam_mean).any():
         return "lambda not recorded (whether the predictions were used is unknown); "
-    used = "exercised" if (g.lam_mean >= 0.5).all() else "barely used somewhere" if (g.lam_mean < 0.1).any() else "partly used"
+    used = "exercised" if (g.lam_mean >= 0.5).all() else "barely used somewhere" if (g.lam_mean < 0.1).any() else "used in part"
     return (f"predictions {used}: mean lambda per model at the last checkpoint "
             + ", ".join(f"{r.pool} {r.lam_mean:.2f} ({r.lam_low_share:.0%} of models below 0.1)" for r in g.itertuples())
             + "; ")
@@ -918,7 +918,7 @@ def _printed_lambda_claim(bandit_text: str, bandit_claim: Claim) -> Claim:
             f"{name} {m:.3f} ({a:.3f} to {b:.3f})" for name, m, a, b in zip(names, means, lo, hi, strict=True))
         + f"; for contrast, informative predictions {informative:.2f} (the printed rule downweights them too) and the "
         f"authors' start of Z_bar (empty) {empty:.2f}; in the running bandit as the authors' code runs it "
-        f"({bandit_claim.verdict}): {bandit_text}",
+        f"(graded {bandit_claim.verdict} in its own row): {bandit_text}",
         "equivalence", lambda_cases(names, ["synthetic"] * 3, means, [runs] * 3),
         title="Step 3, lambda near zero for uninformative predictions")
 

@@ -374,14 +374,14 @@ def rate_text(d: dict, reps: int) -> str:
 
 
 def _lemma6_proof_note(thm8: dict, th: dict) -> str:
-    """Where Theorem 8 fails at the per-step level delta / (2 B K) that Lemma 6's proof applies it at."""
+    """Where Theorem 8 is violated at the per-step level delta / (2 B K) that Lemma 6's proof applies it at."""
     level = float(th["delta"]) / (2 * int(th["B"]) * int(th["K"]))
     at = sorted({n for n, d, _ in thm8["violations"] if d <= level * (1 + 1e-9)})
     if not at:
         return ""
     return (f"; at and below the per-step level delta / (2BK) = {level:.3g} that Lemma 6's proof uses (K = {th['K']}, "
-            f"B = {th['B']:,}, delta = {th['delta']}) it fails at n = {', '.join(map(str, at))}: Lemma 6's proof is "
-            "invalid as written, although Lemma 6 itself holds in our runs (its row)")
+            f"B = {th['B']:,}, delta = {th['delta']}) it is violated at n = {', '.join(map(str, at))}: Lemma 6's proof is "
+            "invalid as written, although Lemma 6 itself is met in our runs (its own row)")
 
 
 #: The warm-up periods of the captions of Figs. 3-5 (delta -> queries).
@@ -542,7 +542,7 @@ def data_claims(stats: pd.DataFrame) -> list[Claim]:
         f"[{'/'.join(sorted(set(sel.kind)))}] per-item variance of {len(sel)} judge x attribute cells; no interval: a "
         "description of the data, each cell's variances computed from all of its judge samples (one exact case per "
         "cell)",
-        f"the 10% highest-variance items hold {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
+        f"the 10% highest-variance items carry {sel.top10_share.min():.0%}-{sel.top10_share.max():.0%} of the total variance "
         f"(uniform variances: 10%); items with zero variance: {sel.frac_zero_var.min():.0%}-{sel.frac_zero_var.max():.0%}; "
         f"CV of the variances {sel.cv_var.min():.2f}-{sel.cv_var.max():.2f}; top-10% share above 20% in {len(het)}/{len(sel)} cells",
         "exact", cases)]
