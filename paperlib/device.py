@@ -69,6 +69,14 @@ def made_by(rows) -> dict[str, str]:
     return {c: joined(rows[c]) if c in rows else "" for c in MADE_BY}
 
 
+def made_by_words(rows, missing: bool = False) -> list[str]:
+    """:func:`made_by` in words, one item a column: "machine A, B", "streams S"; a column with no value is left out,
+    or with ``missing`` said ("no machine recorded"). The one wording of a table's made-by line (a notebook's
+    :func:`paperlib.pipeline.notebook.shown`, ``paperlib verify``'s lines); ``rows`` None records nothing."""
+    made = made_by(rows) if rows is not None else dict.fromkeys(MADE_BY, "")
+    return [f"{k} {v.replace('; ', ', ')}" if v else f"no {k} recorded" for k, v in made.items() if v or missing]
+
+
 def joined(values) -> str:
     """Distinct values of one :data:`MADE_BY` column (a pandas series), sorted and joined by "; ", NaN left out (an
     aggregation for a group-by that pools blocks)."""

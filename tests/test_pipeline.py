@@ -515,18 +515,18 @@ def test_a_rerun_from_nothing_charges_every_job_of_the_dag():
     cost = rerun_cost(jobs, {"a": 4, "b": 1, "c": 2}, {"b": {"cpu_h": 0.5, "longest_min": 30, "source": "timed"}})
     a, b, c = (cost[cost.rule == r].iloc[0] for r in "abc")
     assert (a.jobs, a.measured, a.cpu_h, a.wall_h, a.longest_min) == (4, 2, 4.0, 6.0, 120.0)  # 0.5 + 1.5 + 2 x 1.0
-    assert a.basis == "2 measured, 2 at their mean"
-    assert (b.cpu_h, b.longest_min) == (0.5, 30.0) and b.basis == "estimate: timed"
-    assert c.cpu_h != c.cpu_h and c.basis == "not measured, no estimate"
+    assert a.basis == "2 measured, 2 at their mean" and a.source == "part-mean"
+    assert (b.cpu_h, b.longest_min) == (0.5, 30.0) and b.basis == "estimate: timed" and b.source == "estimate"
+    assert c.cpu_h != c.cpu_h and c.basis == "not measured, no estimate" and c.source == "none"
     # 2 cores: work 6.5 h -> at least 3.25 h, at most 3.25 + (2 + 0.5) h; c has no number and is left out
     assert rerun_wall_bounds(cost, 2) == (3.25, 5.75)
     # a rule whose unmeasured jobs are known to cost far more than its measured ones: those at the estimate
     heavy = {"a": {"unmeasured_cpu_h_each": 3.0, "longest_min": 200, "source": "one fit timed"}}
     (a,) = rerun_cost(jobs, {"a": 4}, heavy).itertuples()
     assert (a.cpu_h, a.wall_h, a.longest_min) == (0.5 + 1.5 + 2 * 3.0, 1 + 2 + 2 * 3.0, 200.0)
-    assert a.basis == "2 measured, 2 at an estimate of 3.00 CPU h each: one fit timed"
+    assert a.basis == "2 measured, 2 at an estimate of 3.00 CPU h each: one fit timed" and a.source == "part-estimate"
     (a,) = rerun_cost(jobs, {"a": 2}, heavy).itertuples()  # every job measured: the estimate is not used
-    assert (a.cpu_h, a.basis) == (2.0, "measured")
+    assert (a.cpu_h, a.basis, a.source) == (2.0, "measured", "measured")
 
 
 @pytest.mark.slow

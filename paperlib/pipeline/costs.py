@@ -193,11 +193,16 @@ def read_estimates(folder) -> dict[str, dict]:
     return est
 
 
+# how rerun_cost had a rule's hours: every job measured; the unmeasured at the measured mean; the unmeasured at an
+# estimate of each (estimates.yaml's unmeasured_cpu_h_each); none measured, the rule's estimate; no number
+SOURCES = ("measured", "part-mean", "part-estimate", "estimate", "none")
+
+
 def rerun_cost(jobs: pd.DataFrame, dag: dict[str, int], estimates: dict[str, dict] | None = None) -> pd.DataFrame:
     """Per rule of the DAG: its jobs, how many were measured, the CPU hours of all of them (measured; the unmeasured
     ones at the measured jobs' mean; a rule with none measured at its estimate; NaN with neither), its longest job in
-    minutes and how the hours were had (``basis``). One job a core: a job's CPU time is its wall time's stand-in for
-    the jobs not measured."""
+    minutes, how the hours were had (``source``: one of :data:`SOURCES`) and that in words (``basis``). One job a
+    core: a job's CPU time is its wall time's stand-in for the jobs not measured."""
     estimates = estimates or {}
     rows = []
     for rule, n in dag.items():
@@ -208,19 +213,20 @@ def rerun_cost(jobs: pd.DataFrame, dag: dict[str, int], estimates: dict[str, dic
             e, extra = estimates[rule], (n - k) * float(each) * 3600
             rows.append((rule, n, k, (mine.cpu_s.sum() + extra) / 3600, (mine.wall_s.sum() + extra) / 3600,
                          max(mine.wall_s.max() / 60, float(e["longest_min"])),
-                         f"{k} measured, {n - k} at an estimate of {float(each):.2f} CPU h each: {e['source']}"))
+                         "part-estimate", f"{k} measured, {n - k} at an estimate of {float(each):.2f} CPU h each: "
+                         f"{e['source']}"))
         elif k:
             work = mine.wall_s.sum() + (n - k) * mine.wall_s.mean() if n > k else mine.wall_s.sum()
             cpu = mine.cpu_s.sum() + max(n - k, 0) * mine.cpu_s.mean()
-            basis = "measured" if k >= n else f"{k} measured, {n - k} at their mean"
-            rows.append((rule, n, k, cpu / 3600, work / 3600, mine.wall_s.max() / 60, basis))
+            how, basis = ("measured", "measured") if k >= n else ("part-mean", f"{k} measured, {n - k} at their mean")
+            rows.append((rule, n, k, cpu / 3600, work / 3600, mine.wall_s.max() / 60, how, basis))
         elif rule in estimates and "cpu_h" in estimates[rule]:
             e = estimates[rule]
             rows.append((rule, n, 0, float(e["cpu_h"]), float(e["cpu_h"]), float(e["longest_min"]),
-                         f"estimate: {e['source']}"))
+                         "estimate", f"estimate: {e['source']}"))
         else:
-            rows.append((rule, n, 0, float("nan"), float("nan"), float("nan"), "not measured, no estimate"))
-    return pd.DataFrame(rows, columns=["rule", "jobs", "measured", "cpu_h", "wall_h", "longest_min", "basis"])
+            rows.append((rule, n, 0, float("nan"), float("nan"), float("nan"), "none", "not measured, no estimate"))
+    return pd.DataFrame(rows, columns=["rule", "jobs", "measured", "cpu_h", "wall_h", "longest_min", "source", "basis"])
 
 
 def rerun_wall_bounds(cost: pd.DataFrame, cores: int) -> tuple[float, float]:
@@ -243,8 +249,8 @@ def rerun_markdown(folder, cores=(2, 16, 64)) -> list[str]:
     cost = rerun_cost(read_benchmarks(folder), dag, read_estimates(folder))
     known = cost.dropna(subset=["cpu_h"])
     unknown = cost[cost.cpu_h.isna()]
-    est = cost[cost.basis.str.startswith("estimate")]
-    partly = cost[cost.basis.str.contains("at an estimate")]
+    est = cost[cost.source == "estimate"]
+    partly = cost[cost.source == "part-estimate"]
     lines = ["### `make reproduce` from nothing", "",
              f"The DAG of this profile runs {cost.jobs.sum()} jobs ({DAG_JOBS}, from Snakemake's dry run); "
              f"{cost.measured.sum()} have a benchmark file. Charging each rule's unmeasured jobs its measured jobs' "

@@ -161,13 +161,13 @@ def tables() -> None:
 
 def shown(df):
     """``df`` as a notebook shows it: what made it (its ``machine`` and ``streams`` columns, joined by
-    :func:`paperlib.device.made_by`) printed once above the table, and the table without those columns, which repeat
+    :func:`paperlib.device.made_by_words`) printed once above the table, and the table without those columns, which repeat
     one long value on every row."""
-    from ..device import MADE_BY, made_by
+    from ..device import MADE_BY, made_by_words
 
-    made = {k: v for k, v in made_by(df).items() if v}
+    made = made_by_words(df)
     if made:
-        print("made by: " + "; ".join(f"{k} {v.replace('; ', ', ')}" for k, v in made.items()))
+        print("made by: " + "; ".join(made))
     return df.drop(columns=[c for c in MADE_BY if c in df])
 
 

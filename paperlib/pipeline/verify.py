@@ -66,12 +66,9 @@ def made_by(path: Path, table: pd.DataFrame | None = None, root: Path = paths.RO
         out = ""
     bits = [f"commit {out}" if out else "not committed here"]
     # Here, not at the top: the CLI imports this module and its --version/--help must not import torch.
-    from ..device import MADE_BY
-    from ..device import made_by as columns_made_by
+    from ..device import made_by_words
 
-    for col, vals in (columns_made_by(table) if table is not None else dict.fromkeys(MADE_BY, "")).items():
-        bits.append(f"{col} {vals.replace('; ', ', ')}" if vals else f"no {col} recorded")
-    return ", ".join(bits)
+    return ", ".join(bits + made_by_words(table, missing=True))
 
 
 def _shown(path: Path) -> str:
