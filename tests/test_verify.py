@@ -42,7 +42,7 @@ def test_a_table_that_cannot_be_compared_says_why(tmp_path, data_dir):
     assert "no per-run blocks" in lines[0] and "no keyed streams" in lines[1]
     assert "not committed here" in lines[1] and "no streams recorded" in lines[1]
     with pytest.raises(ValueError, match="unknown table families"):
-        V.verify("paper", ["zhou"])
+        V.verify("paper", ["zhou-fig4"])
 
 
 @pytest.mark.slow
@@ -119,3 +119,39 @@ def test_the_machine_names_the_cpu_model(tmp_path):
     assert device.cpu_model(str(tmp_path / "absent")) == ""
     here = device.describe(torch.device("cpu"))
     assert here.endswith(f"cores, torch threads {torch.get_num_threads()}") and (device.cpu_model() or "x") in here
+
+
+ZHOU = ROOT / "results" / "paper" / "zhou" / "fig3" / "blocks"
+
+
+def zhou_cfg():
+    return {**paper_config(load_config("paper"), "zhou"), "profile": "paper"}
+
+
+def test_a_zhou_block_without_keyed_streams_is_not_compared(tmp_path):
+    """Zhou's Figure 3 blocks made before keyed streams (no streams column) are named, not rerun; a dataset with no
+    blocks at all is left out."""
+    (tmp_path / "zhou" / "fig3" / "blocks").mkdir(parents=True)
+    pd.read_csv(ZHOU / "livecodebench_gen_45.b0.csv").drop(columns=["streams", "machine"]).to_csv(
+        tmp_path / "zhou" / "fig3" / "blocks" / "livecodebench_gen_45.b0.csv", index=False)
+    lines = []
+    (c,) = V.verify_zhou(zhou_cfg(), tmp_path, names=["livecodebench_gen_45", "sysrs_gsm"], log=lines.append)
+    assert c.status == V.NOT_COMPARED and "no keyed streams" in lines[0] and "no machine recorded" in lines[0]
+
+
+@pytest.mark.slow
+def test_a_zhou_block_is_reproduced_and_a_changed_settling_budget_is_seen(tmp_path, data_dir):
+    """livecodebench_gen_45's Figure 3 block b0 (keyed streams): run 0 of each of the six methods rerun alone settles
+    where the committed block's rep 0 does; the settle table with one method's rep 0 moved is DIFFERENT, naming it."""
+    cfg = zhou_cfg()
+    (c,) = V.verify_zhou(cfg, ROOT / "results" / "paper", names=["livecodebench_gen_45"], log=print)
+    assert c.status == V.SAME and c.methods == 6, c.line()
+    blocks = tmp_path / "zhou" / "fig3" / "blocks"
+    blocks.mkdir(parents=True)
+    shutil.copy(ZHOU / "livecodebench_gen_45.b0.csv", blocks)
+    s = pd.read_csv(ZHOU / "livecodebench_gen_45.b0.settle.csv")
+    i = s.index[(s.method == "lrf") & (s.rep == 0)][0]
+    s.loc[i, "settle_frac"] = 1.0 if s.loc[i, "settle_frac"] != 1.0 else 0.5
+    s.to_csv(blocks / "livecodebench_gen_45.b0.settle.csv", index=False)
+    (c,) = V.verify_zhou(cfg, tmp_path, names=["livecodebench_gen_45"], log=print)
+    assert c.status == V.DIFFERENT and c.differ == ["lrf: settle_frac differs at 1 of 1 rows"], c.line()

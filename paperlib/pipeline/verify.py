@@ -8,9 +8,10 @@ exactly. One line per table says what it was made by (the commit that last wrote
 ``streams`` columns where it has them) and whether today's code reproduces it, so a table that today's code no
 longer makes is seen the day the code changes.
 
-What is not compared, and why, is printed too: Zhou's Figure 3 and 4 blocks hold means over a block's runs, not runs,
-so their first run cannot be compared alone; a table without keyed streams (made before them) has no run that can be
-rerun alone. Exit status: 0 when every compared table is reproduced, 1 when one differs, 3 when some table could not
+Zhou's Figure 3 blocks hold means over a block's runs, not runs, but each block's settle table holds every run's
+settling budget: run 0 of each method is rerun alone and its settling budget compared exactly (a coarse statistic:
+one point of the budget grid). What is not compared, and why, is printed too: Zhou's Figure 4 blocks hold means
+only; a table without keyed streams (made before them) has no run that can be rerun alone. Exit status: 0 when every compared table is reproduced, 1 when one differs, 3 when some table could not
 be compared (and none differs).
 """
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 #: exit statuses of :func:`main`
 SAME, DIFFERENT, NOT_COMPARED = 0, 1, 3
 #: what :func:`verify` can check, in the order it checks them
-FAMILIES = ("race", "robin", "pulse", "search")
+FAMILIES = ("race", "robin", "pulse", "search", "zhou")
 
 
 @dataclass
@@ -190,10 +191,40 @@ def verify_pulse(cfg: dict, results: Path, names=None, log=print, device=None) -
     return out
 
 
+def verify_zhou(cfg: dict, results: Path, names=None, log=print, device=None) -> list[Check]:
+    """Zhou's Figure 3, each dataset: run 0 of every method (block b0) rerun alone
+    (:func:`paperlib.papers.zhou.experiments.run_block` with blocks of one run: block 0 keeps its seed and keyed
+    streams, so its one run is the block's first) and its settling budget (``settle_frac``, the budget from which
+    the run's top-1 pick stays right) compared exactly with the committed block's rep 0. The block's metric table
+    holds means over its runs and is not compared; the settling budget is one point of the grid, so a change that
+    moves no run's settling point is not seen."""
+    import pandas as pd
+
+    from ..papers.zhou import experiments as E
+
+    out = []
+    blocks = Path(results) / "zhou" / "fig3" / "blocks"
+    for name in names or cfg["datasets"]:
+        c, committed = _first_block(blocks / f"{name}.b0.csv", Path(results) / "zhou" / "fig3" / f"{name}.csv",
+                                    "no blocks")
+        if c is None:
+            continue
+        if not c.skipped:
+            settle = pd.read_csv(blocks / f"{name}.b0.settle.csv")
+            _, ours = E.run_block({**cfg, "rep_block": 1}, name, 0, device=device, progress=False)
+            first = settle[settle.rep == 0]
+            c.methods = len(set(first.method))
+            c.differ = [d for m in sorted(set(first.method) | set(ours.method)) if (d := _compare(
+                m, ours[ours.method == m], first[first.method == m], ["rep"], ["settle_frac"]))]
+        log(c.line())
+        out.append(c)
+    return out
+
+
 #: the committed tables no run can be compared in, and why (printed with every verification)
 NOT_PER_RUN = {
-    "zhou/fig3, zhou/fig4": "their blocks hold means over a block's runs, not runs: the first run cannot be compared "
-                            "alone (a whole block can be rerun through its rule)",
+    "zhou/fig4": "its blocks hold means over a block's runs, not runs: the first run cannot be compared alone (a "
+                 "whole block can be rerun through its rule)",
     "pulse/coverage": "each pool's summary holds rates over all its runs; the cells of its blocks (about a million "
                       "rows a block) are temporary, so a pool is rerun whole through pulse_coverage_pool",
     "pulse/cv": "Step 1's cross-validation losses over its grid, not runs of a bandit: rerun through pulse_cv_pool",
@@ -217,8 +248,9 @@ def verify(profile: str = "paper", families=FAMILIES, results: Path | None = Non
     out = []
     for fam in families:
         part = {**paper_config(cfg, fam if fam != "race" else "race"), "profile": profile}
-        fn = {"race": verify_race, "robin": verify_robin, "pulse": verify_pulse, "search": verify_search}[fam]
-        kw = {"device": device} if fam in ("pulse", "search") else {}
+        fn = {"race": verify_race, "robin": verify_robin, "pulse": verify_pulse, "search": verify_search,
+              "zhou": verify_zhou}[fam]
+        kw = {"device": device} if fam in ("pulse", "search", "zhou") else {}
         out += fn(part, res, names=names, log=log, **kw)
     return out
 
@@ -279,7 +311,7 @@ def run(args) -> int:
 
 
 DESCRIPTION = ("Rerun, with today's code, run 0 of every method of every committed per-run table (PULSE pools, the "
-               "race's matrices, ROBIN's cells, certified search with a prior) alone -- keyed streams make it exactly the "
+               "race's matrices, ROBIN's cells, certified search with a prior, Zhou's Figure 3 settling budgets) alone -- keyed streams make it exactly the "
                "committed run -- and "
                "compare picks and estimates; one line per table with the commit, machine and streams that made it. "
                "Exit 0 if every compared table is reproduced, 1 if one differs, 3 if some could not be compared.")
