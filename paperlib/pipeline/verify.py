@@ -11,8 +11,8 @@ longer makes is seen the day the code changes.
 Zhou's Figure 3 blocks hold means over a block's runs, not runs, but each block's settle table holds every run's
 settling budget: run 0 of each method is rerun alone and its settling budget compared exactly (a coarse statistic:
 one point of the budget grid). What is not compared, and why, is printed too: Zhou's Figure 4 blocks hold means
-only; a table without keyed streams (made before them) has no run that can be rerun alone. Exit status: 0 when every compared table is reproduced, 1 when one differs, 3 when some table could not
-be compared (and none differs).
+only; a table without keyed streams (made before them) has no run that can be rerun alone. Exit status: 0 when
+every compared table is reproduced, 1 when one differs, 3 when some table could not be compared (and none differs).
 """
 
 from __future__ import annotations
@@ -311,8 +311,8 @@ def run(args) -> int:
 
 
 DESCRIPTION = ("Rerun, with today's code, run 0 of every method of every committed per-run table (PULSE pools, the "
-               "race's matrices, ROBIN's cells, certified search with a prior, Zhou's Figure 3 settling budgets) alone -- keyed streams make it exactly the "
-               "committed run -- and "
+               "race's matrices, ROBIN's cells, certified search with a prior, Zhou's Figure 3 settling budgets) alone "
+               "-- keyed streams make it exactly the committed run -- and "
                "compare picks and estimates; one line per table with the commit, machine and streams that made it. "
                "Exit 0 if every compared table is reproduced, 1 if one differs, 3 if some could not be compared.")
 
