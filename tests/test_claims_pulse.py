@@ -268,7 +268,7 @@ def test_step3_lambda_near_zero_rows_grade_the_statement_and_name_the_failing_re
     out = {c.claim: c for c in PC.coverage_claims(pd.DataFrame(rows))}
     paper = out["pulse-step-3-lambda-near-zero-for-uninformative-predictions"]
     assert paper.paper == PC.PAPER and paper.verdict == "partly"
-    assert "the reading that fails is the authors' code's" in paper.evidence and "(graded fails in its own row)" in paper.measured
+    assert "the reading that fails is the authors' code's" in paper.evidence and "(`pulse-step-3-lambda-near-zero-authors-code`, fails)" in paper.measured
     assert out["pulse-step-3-lambda-near-zero-authors-code"].verdict == "fails"
 
 

@@ -918,7 +918,7 @@ def _printed_lambda_claim(bandit_text: str, bandit_claim: Claim) -> Claim:
             f"{name} {m:.3f} ({a:.3f} to {b:.3f})" for name, m, a, b in zip(names, means, lo, hi, strict=True))
         + f"; for contrast, informative predictions {informative:.2f} (the printed rule downweights them too) and the "
         f"authors' start of Z_bar (empty) {empty:.2f}; in the running bandit as the authors' code runs it "
-        f"(graded {bandit_claim.verdict} in its own row): {bandit_text}",
+        f"(`{bandit_claim.claim}`, {bandit_claim.verdict}): {bandit_text}",
         "equivalence", lambda_cases(names, ["synthetic"] * 3, means, [runs] * 3),
         title="Step 3, lambda near zero for uninformative predictions")
 
