@@ -161,7 +161,8 @@ def claim_card(c: Claim, code_index, in_book: set[str], run_on: str = "") -> str
 
     d = decide(c.kind, c.cases, c.setting or None)  # every row is decided by construction: decide's rule for its kind
     code_line = f"{{py:func}}`{code[0]}.{code[1]}`" if code else "not found in the claim builders"
-    rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, graded on its {d.graded_on} cases"
+    graded = ("no data to grade" if d.graded_on == "none" else f"graded on its {d.graded_on} cases")
+    rule = (f"{{py:func}}`~paperlib.decide.decide` ({c.kind}, {graded}"
             + (f"; at the {d.configurations} configuration{'s' if d.configurations != 1 else ''} tested"
                if c.kind == "theorem" else "") + ")")
     who = ("**paperlib row** (our setting or our method; not counted in the paper's tally)" if ours
