@@ -124,11 +124,17 @@ def descriptive_verdict_words(measured: str) -> list[str]:
             if not re.search(rf"{VERDICT_LABEL}$", text[:m.start()])]
 
 
-def test_a_measurement_uses_verdict_words_only_as_named_verdicts():
+def test_descriptive_verdict_words_tells_a_named_verdict_from_a_word_of_the_description():
     assert descriptive_verdict_words("fit 1: holds; fit 2: partly; the published fit: holds") == []
     assert descriptive_verdict_words("Step 1's fit (`pulse-x`, partly); graded fails in its own row") == []
     assert descriptive_verdict_words("the inequality holds at 100% of points") == [
         "the inequality holds at 100% of points"]
-    claims = pd.read_csv(ROOT / "figures" / "paper" / "claims.csv")
+    assert descriptive_verdict_words("as the authors' code runs it (fails): 0.72") == [
+        "as the authors' code runs it (fails): 0.72"]
+
+
+@pytest.mark.parametrize("profile", ["paper", "quick"])
+def test_a_measurement_uses_verdict_words_only_as_named_verdicts(profile):
+    claims = pd.read_csv(ROOT / "figures" / profile / "claims.csv")
     found = {c.claim: descriptive_verdict_words(c.measured) for c in claims.itertuples()}
     assert not {k: v for k, v in found.items() if v}
