@@ -175,6 +175,7 @@ def test_every_block_entry_point_refuses_a_bad_block_before_any_work(block, monk
     (["--run", "4"], "--run must be an integer in [0, 3], got 4 (pulse has runs 0 .. 3 on every pool)"),
     (["--run", "1", "--show-steps", "-3"], "--show-steps must be an integer in [0,"),
     (["--run", "1", "--method", "nope"], "'nope' is not one of the profile's methods"),
+    (["--run", "1", "--threads", "0"], "--threads must be an integer in [1, 1024], got 0"),
 ])
 def test_rerun_refuses_bad_runs_and_step_counts_before_step_1(args, msg, capsys, monkeypatch):
     from paperlib.papers.pulse import experiments as pulse

@@ -9,6 +9,7 @@ from snakemake.utils import update_config, validate
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 from paperlib.data import available
+from paperlib.threads import TABLE_THREADS
 from paperlib.pipeline.completeness import absent_datasets, output_tag, report
 from paperlib.pipeline.config import SCHEMA_FILE, ConfigError, check_semantics, paper_config
 from paperlib.papers.pulse.coverage import coverage_blocks, coverage_pools
@@ -69,7 +70,8 @@ onerror:
     if SUMMARY:
         print(SUMMARY, file=sys.stderr)
 
-THREADS = 1
+# one torch thread a job: the count every committed table was made with (paperlib.threads.TABLE_THREADS)
+THREADS = TABLE_THREADS
 PAPERMILL = "papermill --no-progress-bar -k python3"
 
 DATASETS = [d for d in config["zhou"]["datasets"] if available(d)]

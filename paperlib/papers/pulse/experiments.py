@@ -349,12 +349,15 @@ def check_run(cfg: dict, method: str, run) -> int:
     return check_index(run, "--run", high=R, what=f"{method} has runs 0 .. {R - 1} on every pool")
 
 
-def fit_key(cfg: dict, name: str, index: int = 0) -> str:
+def fit_key(cfg: dict, name: str, index: int = 0, device=None) -> str:
     """What Step 1's fit on pool ``name`` depends on, as a short digest (the name of its cached file): the pool's
-    construction (seed, pool size, gap tolerance, questions), the fit's configuration and index, and the source of the
-    code that builds pools and fits (a change to it is a new key, never a stale fit)."""
+    construction (seed, pool size, gap tolerance, questions), the fit's configuration and index, the source of the
+    code that builds pools and fits (a change to it is a new key, never a stale fit), and the device kind and torch
+    threads it runs with (the fit's last bits depend on them: :data:`paperlib.threads.TABLE_THREADS`)."""
     import hashlib
     import json
+
+    import torch
 
     from ... import lowrank
     from ...data import pools
@@ -367,14 +370,14 @@ def fit_key(cfg: dict, name: str, index: int = 0) -> str:
     f = fit_config(cfg, ds)
     what = {"pool": name, "seed": int(cfg["seed"]), "pool_size": cfg.get("pool_size"), "gap_tol": cfg.get("gap_tol"),
             "n_questions": cfg.get("n_questions"), "fit": [f.rank, f.lam, f.lr, f.steps], "index": int(index),
-            "code": code.hexdigest()}
+            "code": code.hexdigest(), "device": get_device(device).type, "threads": torch.get_num_threads()}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def cached_fit(cfg: dict, name: str, cache: Path, device=None, log=None) -> dict:
     """Step 1 on pool ``name`` (:func:`fit_pool`, the authors' one fit), read from ``cache`` when a fit with the same
     :func:`fit_key` is there, else fitted and saved there (``paperlib rerun`` pays for Step 1 once per pool)."""
-    path = Path(cache) / f"{name}.fit0.{fit_key(cfg, name)}.npz"
+    path = Path(cache) / f"{name}.fit0.{fit_key(cfg, name, device=device)}.npz"
     if path.exists():
         if log:
             log(f"Step 1 of {name}: the cached fit {path}")
