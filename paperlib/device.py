@@ -46,16 +46,28 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     return ""
 
 
+def cpu_capability() -> str:
+    """The vector instructions torch's CPU kernels run with here ("AVX512", "AVX2", "DEFAULT"; "" where torch cannot
+    say). A virtual machine's model name can be only "AMD EPYC", and the kernels torch and MKL pick by this level sum
+    in other orders: on 2026-12-07 the race's UCB-E-LRF runs of 2026-12-03, rerun here with the same code (commit
+    425f204, checked by running it), evaluated other models on 4 of 5 matrices, on a machine that recorded nothing."""
+    try:
+        return str(torch.backends.cpu.get_cpu_capability())
+    except (AttributeError, RuntimeError):
+        return ""
+
+
 def describe(dev: torch.device) -> str:
-    """One line naming the machine a benchmark ran on: the GPU's name, or the CPU's model (else its architecture),
-    its cores and the torch threads."""
+    """One line naming the machine a benchmark ran on: the GPU's name, or the CPU's model (else its architecture)
+    with torch's vector level (:func:`cpu_capability`), its cores and the torch threads."""
     import os
     import platform
 
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
     cpu = cpu_model() or platform.processor() or platform.machine()
-    return f"{cpu} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
+    level = cpu_capability()
+    return f"{cpu}{f' ({level})' if level else ''} x{os.cpu_count()} cores, torch threads {torch.get_num_threads()}"
 
 
 #: the columns in which a result table records what made each row (issue 74, item 3)
