@@ -205,3 +205,17 @@ def test_a_cell_run_as_blocks_is_the_cell_run_as_one_batch():
     from paperlib.keyed import STREAMS
 
     assert set(parts.machine) == {describe(get_device("cpu"))} and set(parts.streams) == {STREAMS}
+
+
+def test_setup_arithmetic_sets_each_published_warm_up_beside_ours():
+    """Issue 73, item 4: the captions' 20,164 and 10,807 each beside our K t0, truncated. By hand: 4 ln(1/0.007) =
+    19.847, x 1,016 = 20,164.9 and x 1,017 = 20,184.8; 4 ln(1/0.07) = 10.637, x 1,016 = 10,807.2 and x 1,017 =
+    10,817.9, so only K = 1,016 gives both."""
+    rows = {0.007: {"K1017": 20184.8, "K1016": 20164.9}, 0.07: {"K1017": 10817.9, "K1016": 10807.2}}
+    cases = RC.setup_cases(rows, ["K1016"])
+    assert [(c.name, c.estimate, c.paper) for c in cases] == [
+        ("delta = 0.007, K = 1,016", 20164, 20164), ("delta = 0.07, K = 1,016", 10807, 10807)]
+    assert decide("exact", cases).verdict == "holds"
+    # no reading gives both: graded on the README's 1,017, and each warm-up it misses contradicts the statement
+    missed = RC.setup_cases(rows, [])
+    assert [c.estimate for c in missed] == [20184, 10817] and decide("exact", missed).verdict == "fails"
