@@ -752,3 +752,21 @@ def test_a_cross_validation_table_records_what_made_it_and_is_the_same_when_reru
     assert set(a.machine) == {describe(get_device(None))} and set(a.streams) == {CV_STREAMS}
     assert a.chosen.sum() == 1 and len(a) == len(cfg["cv"]["ranks"]) * len(cfg["cv"]["lams"]) * len(cfg["cv"]["lrs"])
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_step_1_cross_validation_shows_its_progress_and_keeps_the_1_se_pick(tmp_path):
+    """A long CV job (up to an hour a paper pool) counts its fits in the rule's progress log; the bar changes nothing."""
+    from paperlib.lowrank import cross_validate
+    from paperlib.progress import send_progress_to
+
+    X = (np.random.default_rng(0).random((12, 20)) < 0.5).astype(np.float32)
+    grid = [FitConfig(1, 1.0, 0.05, 5), FitConfig(2, 0.1, 0.05, 5)]
+    log = tmp_path / "progress.log"
+    send_progress_to(log)
+    try:
+        shown = cross_validate(X, grid, folds=3, seed=0)
+    finally:
+        send_progress_to(None)
+    assert "Step 1 CV fits" in log.read_text() and "6/6" in log.read_text()
+    quiet = cross_validate(X, grid, folds=3, seed=0, progress=False)
+    assert shown[0] == quiet[0] and shown[1] == quiet[1]

@@ -184,17 +184,22 @@ def dense_refit_is_cheaper(n: int, m: int, rank: int, c: int) -> bool:
 CV_STREAMS = "seeded: numpy default_rng(seed) folds, torch Generator(seed + fold) inits"
 
 
-def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0, device=None) -> tuple[FitConfig, list[dict]]:
+def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0, device=None,
+                   progress: bool = True) -> tuple[FitConfig, list[dict]]:
     """5-fold cross-validation over entries with the 1-SE rule.
 
     Each configuration is fitted on 4/5 of the entries and scored by mean BCE on the held-out
     fifth. Among configurations whose mean loss is within one standard error of the best, the most
-    parsimonious (smallest rank, then largest lambda, then fewest steps) is chosen.
+    parsimonious (smallest rank, then largest lambda, then fewest steps) is chosen. A progress bar counts
+    the fits (configurations x folds: a paper pool's grid takes up to an hour on one core).
     """
+    from ..progress import progress_bar
+
     X = np.asarray(values, dtype=np.float32)
     rng = np.random.default_rng(seed)
     fold = rng.integers(0, folds, size=X.shape)
     rows = []
+    bar = progress_bar(len(grid) * folds, "Step 1 CV fits", enabled=progress)
     for cfg in grid:
         losses = []
         for k in range(folds):
@@ -203,11 +208,13 @@ def cross_validate(values, grid: list[FitConfig], folds: int = 5, seed: int = 0,
             held = torch.as_tensor(fold == k, device=U.device)
             lk = bce(torch.as_tensor(X, device=U.device), U @ V.T)[held].mean()
             losses.append(float(lk))
+            bar.update(1)
         rows.append({"rank": cfg.rank, "lam": cfg.lam, "lr": cfg.lr, "steps": cfg.steps,
                      "cv_loss": float(np.mean(losses)), "cv_se": float(np.std(losses, ddof=1) / math.sqrt(folds))})
     best = min(rows, key=lambda r: r["cv_loss"])
     ok = [r for r in rows if r["cv_loss"] <= best["cv_loss"] + best["cv_se"]]
     pick = min(ok, key=lambda r: (r["rank"], -r["lam"], r["steps"]))
+    bar.close()
     return FitConfig(pick["rank"], pick["lam"], pick["lr"], pick["steps"]), rows
 
 
