@@ -264,7 +264,7 @@ def experiment_claims(runs: pd.DataFrame, cfg: dict, starved: pd.DataFrame | Non
         a, b = starved[starved.delta == hi], starved[starved.delta == lo]
         out.append(decided(
             PAPERLIB_SETTINGS, "robin-why-a-large-delta-hurts-sec-5-1",
-            f"a high delta is problematic because the variance UCB fails more often (delta = {hi:g} vs {lo:g}); tested "
+            f"a high delta is problematic because the variance UCB misses the true variance more often (delta = {hi:g} vs {lo:g}); tested "
             "through a mechanism of ours (a paperlib row: fewer warm-up draws make identical draws likelier by "
             "construction, so this row explains the plateau rather than tests the paper)",
             f"[{_kinds(starved)}] exact probability that an item with sigma_i > 0 draws identical scores in all t0 "
