@@ -17,7 +17,7 @@ import numpy as np
 from . import __version__
 from .checks import check_delta, check_output_path, check_scalar, write_atomic
 from .policies import JUDGE, MATRIX, METHODS, names
-from .threads import TABLE_THREADS
+from .threads import add_threads_argument
 
 PULSE_NEEDS_V = tuple(n for n in names(MATRIX) if METHODS[n].needs_factors)
 
@@ -663,7 +663,7 @@ def cmd_rerun(args) -> int:
     from .checks import check_index
     from .papers.pulse import experiments as E
     from .pipeline.config import load_config, paper_config
-    from .threads import pin_threads
+    from .threads import off_table, pin_threads
 
     cfg = paper_config(load_config(args.profile), "pulse")
     if args.pool not in E.pool_names(cfg):
@@ -680,9 +680,9 @@ def cmd_rerun(args) -> int:
         print(f"rerun: {msg}", file=sys.stderr, flush=True)
 
     fit = E.cached_fit(cfg, args.pool, paths.cache_dir() / "fits" / args.profile, device=args.device, log=log)
-    log(f"run {run} of {args.method} on {args.pool}, alone, {threads} torch thread{'s' if threads != 1 else ''}"
-        + ("" if threads == TABLE_THREADS else f" (the published tables were made with {TABLE_THREADS}: Step 1's fit "
-                                               "differs in its last bits, and the run's trace can differ)"))
+    log(f"run {run} of {args.method} on {args.pool}, alone, {threads} torch thread{'s' if threads != 1 else ''}")
+    if off_table(threads):
+        log(off_table(threads))
     rows, trace = E.rerun(cfg, args.pool, args.method, run, device=args.device, fit=fit)
     published = E.published_run(cfg, block.parent, args.pool, args.method, run)
     print(f"{args.method} run {run} on {args.pool} ({args.profile} profile), run seed {rows.run_seed.iloc[0]}, "
@@ -735,9 +735,7 @@ def _rerun_parser(sub) -> None:
     p.add_argument("--trace", type=Path, default=None, help="write every step (calls, model, examples) to this CSV")
     p.add_argument("--show-steps", type=int, default=40, help="steps of the trace to print (default 40)")
     p.add_argument("--device", default=None)
-    p.add_argument("--threads", type=int, default=TABLE_THREADS,
-                   help=f"torch CPU threads (default {TABLE_THREADS}, the count the published tables were made with; "
-                        "another count changes Step 1's fit in its last bits, and the run may then differ)")
+    add_threads_argument(p)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:

@@ -24,3 +24,18 @@ def pin_threads(threads=TABLE_THREADS, name: str = "--threads") -> int:
 
     torch.set_num_threads(n)
     return n
+
+
+def add_threads_argument(parser) -> None:
+    """The ``--threads`` option of every command that reruns a committed run (``paperlib rerun``, ``paperlib verify``)."""
+    parser.add_argument("--threads", type=int, default=TABLE_THREADS,
+                        help=f"torch CPU threads (default {TABLE_THREADS}, the count the committed tables were made "
+                             "with: another count changes a low-rank fit in its last bits, and a run may then differ)")
+
+
+def off_table(threads: int) -> str:
+    """What a rerun at ``threads`` must say where it is not :data:`TABLE_THREADS` ("" where it is)."""
+    if threads == TABLE_THREADS:
+        return ""
+    return (f"torch threads {threads}, not the tables' {TABLE_THREADS}: a low-rank fit differs in its last bits, and a "
+            "run that reads one can differ without any change to the code")

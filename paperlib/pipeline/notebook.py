@@ -126,9 +126,9 @@ def _show_markdown(text: str) -> None:
 
 def setup(threads: int = 2, progress_log: str | None = None) -> None:
     """Torch threads, figure defaults (:func:`style`), and where progress bars go (a log file, never the notebook)."""
-    import torch
+    from ..threads import pin_threads
 
-    torch.set_num_threads(int(threads))
+    pin_threads(threads, "threads")
     style()
     tables()
     send_progress_to(progress_log)

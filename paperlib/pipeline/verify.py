@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from ..threads import TABLE_THREADS, pin_threads
+from ..threads import add_threads_argument, off_table, pin_threads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -297,18 +297,14 @@ def add_arguments(ap) -> None:
                     help="the profile's results folder (default: the checkout's results/<profile>, from anywhere)")
     ap.add_argument("--only", nargs="*", default=None, help="only these matrices, cells or pools")
     ap.add_argument("--device", default=None)
-    ap.add_argument("--threads", type=int, default=TABLE_THREADS,
-                    help=f"torch CPU threads (default {TABLE_THREADS}, the count the committed tables were made with: "
-                         "another count changes a low-rank fit in its last bits, and a run may then differ)")
+    add_threads_argument(ap)
 
 
 def run(args) -> int:
     """Verify, print a line per table and a tally; the exit status (:data:`SAME`, :data:`DIFFERENT`,
     :data:`NOT_COMPARED`). Torch runs with ``args.threads`` (:func:`paperlib.threads.pin_threads`)."""
-    threads = pin_threads(args.threads)
-    if threads != TABLE_THREADS:
-        print(f"torch threads {threads}, not the tables' {TABLE_THREADS}: a table can differ in a run that reads a "
-              "low-rank fit without any change to the code", flush=True)
+    if note := off_table(pin_threads(args.threads)):
+        print(note, flush=True)
     for what, why in NOT_PER_RUN.items():
         print(f"NOT COMPARED {what}: {why}", flush=True)
     checks = verify(args.profile, args.families, args.results, args.only,
